@@ -1,0 +1,72 @@
+//===- Arch.cpp - What each GPU architecture offers ------------------------===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+#include "tkc/Target/Arch.h"
+
+#include "tkc/dsl/SpecParser.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace tkc {
+
+namespace {
+// Shared memory: the per-block opt-in maximum from the CUDA programming
+// guide's compute-capability table (227 KB on 9.0, 163 KB on 8.0).
+const ArchInfo kArchs[] = {
+    {"sm_90a", true, "-gencode=arch=compute_90a,code=sm_90a", 232448, 65536, true, true, true},
+    {"sm_90", false, "-gencode=arch=compute_90,code=sm_90", 232448, 65536, false, true, false},
+    {"sm_80", false, "-gencode=arch=compute_80,code=sm_80", 166912, 65536, false, false, false},
+};
+constexpr llvm::StringRef kDefaultArch = "sm_90a";
+} // namespace
+
+llvm::ArrayRef<ArchInfo> getKnownArchs() { return kArchs; }
+
+const ArchInfo *lookupArch(llvm::StringRef name) {
+  for (const ArchInfo &arch : kArchs)
+    if (arch.name == name)
+      return &arch;
+  return nullptr;
+}
+
+std::string supportedArchList() {
+  llvm::SmallVector<llvm::StringRef, 4> names;
+  for (const ArchInfo &arch : kArchs)
+    if (arch.supported)
+      names.push_back(arch.name);
+  return llvm::join(names, ", ");
+}
+
+const ArchInfo *resolveArch(const spec::KernelSpec &spec, std::optional<llvm::StringRef> override,
+                            DiagnosticEngine &diags) {
+  llvm::StringRef name = kDefaultArch;
+  SourceLoc loc;
+  if (override) {
+    name = *override;
+  } else if (spec.arch) {
+    name = spec.arch->value;
+    loc = spec.arch->loc;
+  }
+  const ArchInfo *arch = lookupArch(name);
+  if (!arch) {
+    llvm::SmallVector<llvm::StringRef, 4> names;
+    for (const ArchInfo &known : kArchs)
+      names.push_back(known.name);
+    std::string suggestion = suggestSpelling(name, names);
+    if (!suggestion.empty())
+      diags.report(DiagID::err_unknown_enum_suggest, loc, "arch", name.str(), suggestion);
+    else
+      diags.report(DiagID::err_unknown_enum, loc, "arch", name.str(), supportedArchList());
+    return nullptr;
+  }
+  if (!arch->supported) {
+    diags.report(DiagID::err_arch_not_supported, loc, arch->name.str(), supportedArchList());
+    return nullptr;
+  }
+  return arch;
+}
+
+} // namespace tkc

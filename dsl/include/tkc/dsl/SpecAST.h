@@ -1,0 +1,139 @@
+//===- SpecAST.h - The located spec AST -------------------------*- C++ -*-===//
+//
+// Part of tkc. See docs/SpecReference.md.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The spec as the parser understood it: every declaration and every value
+/// keeps the source location it came from. The parser guarantees the schema
+/// (known keys, value kinds, value ranges, required keys present); names are
+/// not resolved here. Stage bodies are kept as text, located at their first
+/// character, until the tile-expression language parses them.
+///
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tkc/dsl/SourceManager.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tkc::spec {
+
+/// A value with the location it was written at.
+template <typename T> struct Located {
+  T value{};
+  SourceLoc loc;
+};
+
+enum class DType { BF16, F16, F32 };
+enum class MemSpace { Shared, Register };
+enum class Template { LCF };
+
+/// The spelling a spec uses for each enumerator.
+const char *spelling(DType dtype);
+const char *spelling(MemSpace space);
+const char *spelling(Template tmpl);
+
+/// One extent of a global's dims or a tile's shape: a number or a name
+/// (a parameter or a size bound at launch).
+struct Extent {
+  std::optional<int64_t> number;
+  std::string name;
+  SourceLoc loc;
+
+  bool isNumber() const { return number.has_value(); }
+};
+
+struct ParamValue {
+  enum class Kind { Int, Float, Bool, Name };
+  Kind kind = Kind::Int;
+  /// The value as written (e.g. "128", "true", "0.125", "none").
+  std::string text;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  bool boolValue = false;
+  SourceLoc loc;
+};
+
+/// `params: {NAME: [v1, v2, ...]}`: the spec is instantiated once for each
+/// combination of values.
+struct ParamDecl {
+  Located<std::string> name;
+  std::vector<ParamValue> values;
+};
+
+/// `globals: {NAME: {dtype, dims}}`: a tensor in global memory.
+struct GlobalDecl {
+  Located<std::string> name;
+  Located<DType> dtype;
+  std::vector<Extent> dims;
+};
+
+/// `stages:` is a number or `auto` (the compiler chooses from the budget).
+struct StageCount {
+  bool isAuto = true;
+  int64_t count = 0;
+  SourceLoc loc;
+};
+
+/// `tiles: {NAME: {...}}`: a tile in shared memory or registers.
+struct TileDecl {
+  Located<std::string> name;
+  Located<MemSpace> space;
+  Located<DType> dtype;
+  std::vector<Extent> shape;
+  std::optional<StageCount> stages;
+  /// `of: [k, v]`: one tile of this shape for each listed name.
+  std::vector<Located<std::string>> of;
+  /// `per: NAME`: who owns a copy (e.g. `consumer_warpgroup`).
+  std::optional<Located<std::string>> per;
+  std::optional<Located<int64_t>> count;
+};
+
+/// A statement body such as `compute: |`. The text is not parsed yet.
+struct StageBody {
+  Located<std::string> name;
+  std::string text;
+  /// Where the text starts in the spec (the block indicator for `|`).
+  SourceLoc textLoc;
+};
+
+/// `state: {NAME: TYPE}`: consumer registers that live across stages.
+struct StateDecl {
+  Located<std::string> name;
+  Located<std::string> type;
+};
+
+struct ProducerDecl {
+  SourceLoc loc;
+  std::optional<Located<int64_t>> warpgroups;
+  std::optional<StageBody> load;
+};
+
+struct ConsumerDecl {
+  SourceLoc loc;
+  std::optional<Located<int64_t>> warpgroups;
+  std::vector<StateDecl> state;
+  std::optional<StageBody> setup;
+  std::optional<StageBody> compute;
+  std::optional<StageBody> finish;
+};
+
+/// The whole spec: one kernel (instantiated once per parameter combination).
+struct KernelSpec {
+  std::string fileName;
+  Located<std::string> name;
+  std::optional<Located<std::string>> arch;
+  Located<Template> tmpl;
+  std::vector<ParamDecl> params;
+  std::vector<GlobalDecl> globals;
+  std::vector<TileDecl> tiles;
+  ProducerDecl producer;
+  ConsumerDecl consumer;
+};
+
+} // namespace tkc::spec

@@ -1,0 +1,80 @@
+//===- SourceManager.cpp - Spec buffers and source locations --------------===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+#include "tkc/dsl/SourceManager.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+
+namespace tkc {
+
+unsigned SourceManager::addBuffer(llvm::StringRef contents, llvm::StringRef name) {
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(contents, name);
+  return mgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+}
+
+std::optional<unsigned> SourceManager::addFile(llvm::StringRef path,
+                                               std::string &error) {
+  auto bufferOrErr = llvm::MemoryBuffer::getFileOrSTDIN(
+      path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
+  if (std::error_code ec = bufferOrErr.getError()) {
+    error = ec.message();
+    std::transform(error.begin(), error.end(), error.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    return std::nullopt;
+  }
+  return mgr.AddNewSourceBuffer(std::move(*bufferOrErr), llvm::SMLoc());
+}
+
+llvm::StringRef SourceManager::getBufferName(unsigned bufferId) const {
+  return mgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
+}
+
+llvm::StringRef SourceManager::getBufferText(unsigned bufferId) const {
+  return mgr.getMemoryBuffer(bufferId)->getBuffer();
+}
+
+SourceLoc SourceManager::getLocForOffset(unsigned bufferId, size_t offset) const {
+  llvm::StringRef text = getBufferText(bufferId);
+  offset = std::min(offset, text.size());
+  auto [line, col] =
+      mgr.getLineAndColumn(llvm::SMLoc::getFromPointer(text.data() + offset), bufferId);
+  return SourceLoc{bufferId, line, col};
+}
+
+std::optional<size_t> SourceManager::getOffset(SourceLoc loc) const {
+  if (!loc.isValid() || loc.bufferId > mgr.getNumBuffers())
+    return std::nullopt;
+  llvm::StringRef text = getBufferText(loc.bufferId);
+  llvm::SMLoc lineStart = mgr.FindLocForLineAndColumn(loc.bufferId, loc.line, 1);
+  // A line past the end (e.g. yaml-cpp's "end of stream") means the end.
+  if (!lineStart.isValid())
+    return text.size();
+  size_t start = lineStart.getPointer() - text.data();
+  size_t lineEnd = text.find_first_of("\r\n", start);
+  if (lineEnd == llvm::StringRef::npos)
+    lineEnd = text.size();
+  // A column may point one past the end of its line, never into the next.
+  return std::min(start + (loc.col ? loc.col - 1 : 0), lineEnd);
+}
+
+llvm::StringRef SourceManager::getLineText(unsigned bufferId, unsigned line) const {
+  llvm::StringRef text = getBufferText(bufferId);
+  llvm::SMLoc start = mgr.FindLocForLineAndColumn(bufferId, line, 1);
+  if (!start.isValid())
+    return {};
+  llvm::StringRef rest = text.drop_front(start.getPointer() - text.data());
+  return rest.take_until([](char c) { return c == '\n' || c == '\r'; });
+}
+
+llvm::SMLoc SourceManager::toSMLoc(SourceLoc loc) const {
+  std::optional<size_t> offset = getOffset(loc);
+  if (!offset)
+    return llvm::SMLoc();
+  return llvm::SMLoc::getFromPointer(getBufferText(loc.bufferId).data() + *offset);
+}
+
+} // namespace tkc

@@ -1,0 +1,555 @@
+//===- SpecParser.cpp - YAML tree to spec AST ------------------------------===//
+//
+// Part of tkc. See docs/SpecReference.md.
+//
+//===----------------------------------------------------------------------===//
+#include "tkc/dsl/SpecParser.h"
+
+#include "tkc/dsl/InternalError.h"
+#include "tkc/dsl/YamlTree.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace tkc {
+
+using spec::Located;
+using yaml::Node;
+
+namespace {
+
+/// Largest count or extent a spec may write; bigger sizes are never meant.
+constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
+/// Rank limit of globals and tiles (TMA handles up to 5; kittens uses 4).
+constexpr size_t kMaxRank = 4;
+
+struct KeySpec {
+  llvm::StringRef name;
+  bool required;
+};
+
+/// Checks the keys of one mapping against its schema: reports unknown keys
+/// (with a suggestion), duplicates (with a note at the first) and missing
+/// required keys, then hands out the first entry of each known key.
+class MapReader {
+public:
+  MapReader(const Node &map, std::string context, SourceLoc ownerLoc,
+            llvm::ArrayRef<KeySpec> keys, DiagnosticEngine &diags)
+      : map(map), context(std::move(context)) {
+    TKC_INTERNAL_ASSERT(map.isMapping(), "MapReader needs a mapping");
+    llvm::SmallVector<llvm::StringRef, 16> names;
+    for (const KeySpec &key : keys)
+      names.push_back(key.name);
+    llvm::StringMap<const yaml::Entry *> seen;
+    for (const yaml::Entry &entry : map.entries) {
+      if (!llvm::is_contained(names, entry.key)) {
+        std::string suggestion = suggestSpelling(entry.key, names);
+        if (suggestion.empty())
+          diags.report(DiagID::err_unknown_key, entry.keyLoc, entry.key, this->context);
+        else
+          diags.report(DiagID::err_unknown_key_suggest, entry.keyLoc, entry.key,
+                       this->context, suggestion);
+        continue;
+      }
+      auto [it, inserted] = seen.try_emplace(entry.key, &entry);
+      if (!inserted) {
+        diags.report(DiagID::err_duplicate_key, entry.keyLoc, entry.key, this->context);
+        diags.report(DiagID::note_first_given_here, it->second->keyLoc, entry.key);
+        continue;
+      }
+      found[entry.key] = &entry;
+    }
+    for (const KeySpec &key : keys)
+      if (key.required && !found.count(key.name))
+        diags.report(DiagID::err_missing_key, ownerLoc, key.name, this->context);
+  }
+
+  const yaml::Entry *get(llvm::StringRef key) const {
+    auto it = found.find(key);
+    return it == found.end() ? nullptr : it->second;
+  }
+
+  const std::string &getContext() const { return context; }
+
+private:
+  const Node &map;
+  std::string context;
+  llvm::StringMap<const yaml::Entry *> found;
+};
+
+bool isIdentifier(llvm::StringRef text) {
+  if (text.empty() || !(llvm::isAlpha(text[0]) || text[0] == '_'))
+    return false;
+  return llvm::all_of(text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+bool looksLikeInteger(llvm::StringRef text) {
+  llvm::StringRef digits = text;
+  digits.consume_front("-") || digits.consume_front("+");
+  return !digits.empty() && llvm::all_of(digits, llvm::isDigit);
+}
+
+class Parser {
+public:
+  Parser(DiagnosticEngine &diags) : diags(diags) {}
+
+  std::optional<spec::KernelSpec> run(const Node &root, unsigned bufferId) {
+    spec::KernelSpec spec;
+    spec.fileName = diags.getSourceManager().getBufferName(bufferId).str();
+    if (root.isNull()) {
+      diags.report(DiagID::err_yaml_empty, root.loc);
+      return std::nullopt;
+    }
+    if (!expectKind(root, Node::Kind::Mapping, "the spec"))
+      return std::nullopt;
+
+    static const KeySpec keys[] = {
+        {"kernel", true},  {"arch", false},     {"template", true},
+        {"params", false}, {"globals", true},   {"tiles", true},
+        {"producer", true}, {"consumer", true},
+    };
+    MapReader reader(root, "the spec", root.loc, keys, diags);
+
+    if (const yaml::Entry *e = reader.get("kernel"))
+      if (auto name = parseName(*e->value, "'kernel'"))
+        spec.name = *name;
+    if (const yaml::Entry *e = reader.get("arch"))
+      if (auto arch = parseScalarText(*e->value, "'arch'"))
+        spec.arch = *arch;
+    if (const yaml::Entry *e = reader.get("template"))
+      if (auto tmpl = parseEnum<spec::Template>(*e->value, "template", "'template'",
+                                                {{"lcf", spec::Template::LCF}}))
+        spec.tmpl = *tmpl;
+    if (const yaml::Entry *e = reader.get("params"))
+      parseParams(*e, spec.params);
+    if (const yaml::Entry *e = reader.get("globals"))
+      parseGlobals(*e, spec.globals);
+    if (const yaml::Entry *e = reader.get("tiles"))
+      parseTiles(*e, spec.tiles);
+    if (const yaml::Entry *e = reader.get("producer"))
+      parseProducer(*e, spec.producer);
+    if (const yaml::Entry *e = reader.get("consumer"))
+      parseConsumer(*e, spec.consumer);
+
+    if (diags.hasErrors())
+      return std::nullopt;
+    return spec;
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Values
+  //===--------------------------------------------------------------------===//
+
+  static const char *kindPhrase(Node::Kind kind) {
+    switch (kind) {
+    case Node::Kind::Null:
+      return "an empty value";
+    case Node::Kind::Scalar:
+      return "a single value";
+    case Node::Kind::Sequence:
+      return "a list";
+    case Node::Kind::Mapping:
+      return "a mapping";
+    }
+    return "a value";
+  }
+
+  bool expectKind(const Node &node, Node::Kind kind, const std::string &what) {
+    if (node.kind == kind)
+      return true;
+    diags.report(DiagID::err_expected_kind, node.loc, kindPhrase(kind), what, node.describe());
+    return false;
+  }
+
+  std::optional<Located<std::string>> parseScalarText(const Node &node,
+                                                      const std::string &what) {
+    if (!expectKind(node, Node::Kind::Scalar, what))
+      return std::nullopt;
+    if (node.value.empty()) {
+      diags.report(DiagID::err_empty_value, node.loc, what);
+      return std::nullopt;
+    }
+    return Located<std::string>{node.value, node.loc};
+  }
+
+  std::optional<Located<std::string>> parseName(const Node &node, const std::string &what) {
+    auto text = parseScalarText(node, what);
+    if (!text)
+      return std::nullopt;
+    if (!isIdentifier(text->value)) {
+      diags.report(DiagID::err_invalid_name, node.loc, text->value);
+      return std::nullopt;
+    }
+    return text;
+  }
+
+  /// A mapping key used as a declared name (a global, tile, param, ...).
+  std::optional<Located<std::string>> checkDeclName(const yaml::Entry &entry) {
+    if (!isIdentifier(entry.key)) {
+      diags.report(DiagID::err_invalid_name, entry.keyLoc, entry.key);
+      return std::nullopt;
+    }
+    return Located<std::string>{entry.key, entry.keyLoc};
+  }
+
+  std::optional<Located<int64_t>> parseInteger(const Node &node, const std::string &what,
+                                               int64_t min, int64_t max) {
+    if (!expectKind(node, Node::Kind::Scalar, what))
+      return std::nullopt;
+    if (node.quoted || !looksLikeInteger(node.value)) {
+      diags.report(DiagID::err_expected_integer, node.loc, what, node.value);
+      return std::nullopt;
+    }
+    llvm::StringRef text = node.value;
+    text.consume_front("+");
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.begin(), text.end(), value);
+    if (ec != std::errc() || ptr != text.end() || value < min || value > max) {
+      diags.report(DiagID::err_integer_out_of_range, node.loc, node.value, what, min, max);
+      return std::nullopt;
+    }
+    return Located<int64_t>{value, node.loc};
+  }
+
+  template <typename T>
+  std::optional<Located<T>>
+  parseEnum(const Node &node, const char *category, const std::string &what,
+            std::initializer_list<std::pair<llvm::StringRef, T>> table) {
+    auto text = parseScalarText(node, what);
+    if (!text)
+      return std::nullopt;
+    llvm::SmallVector<llvm::StringRef, 8> names;
+    for (const auto &[name, value] : table) {
+      if (name == text->value)
+        return Located<T>{value, node.loc};
+      names.push_back(name);
+    }
+    std::string suggestion = suggestSpelling(text->value, names);
+    if (!suggestion.empty())
+      diags.report(DiagID::err_unknown_enum_suggest, node.loc, category, text->value,
+                   suggestion);
+    else
+      diags.report(DiagID::err_unknown_enum, node.loc, category, text->value,
+                   llvm::join(names, ", "));
+    return std::nullopt;
+  }
+
+  std::optional<Located<spec::DType>> parseDType(const Node &node, const std::string &what) {
+    return parseEnum<spec::DType>(node, "dtype", what,
+                                  {{"bf16", spec::DType::BF16},
+                                   {"f16", spec::DType::F16},
+                                   {"f32", spec::DType::F32}});
+  }
+
+  /// A list of extents, each a positive integer or a name.
+  bool parseExtents(const Node &node, const std::string &what, std::vector<spec::Extent> &out) {
+    if (!expectKind(node, Node::Kind::Sequence, what))
+      return false;
+    if (node.items.empty()) {
+      diags.report(DiagID::err_empty_value, node.loc, what);
+      return false;
+    }
+    if (node.items.size() > kMaxRank) {
+      diags.report(DiagID::err_too_many_dims, node.loc, what, node.items.size(), kMaxRank);
+      return false;
+    }
+    bool ok = true;
+    for (const auto &item : node.items) {
+      std::string itemWhat = "an extent of " + what;
+      if (item->isScalar() && !item->quoted && looksLikeInteger(item->value)) {
+        if (auto value = parseInteger(*item, itemWhat, 1, kMaxExtent))
+          out.push_back(spec::Extent{value->value, {}, item->loc});
+        else
+          ok = false;
+        continue;
+      }
+      if (auto name = parseName(*item, itemWhat))
+        out.push_back(spec::Extent{std::nullopt, name->value, item->loc});
+      else
+        ok = false;
+    }
+    return ok;
+  }
+
+  std::optional<spec::StageBody> parseBody(const yaml::Entry &entry, const std::string &what) {
+    auto text = parseScalarText(*entry.value, what);
+    if (!text)
+      return std::nullopt;
+    return spec::StageBody{{entry.key, entry.keyLoc}, text->value, text->loc};
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Sections
+  //===--------------------------------------------------------------------===//
+
+  /// Calls `each` for every entry of a mapping section whose key is a valid
+  /// name. Duplicate names are reported with a note at the first.
+  template <typename Fn>
+  void forEachDecl(const yaml::Entry &section, const std::string &what, bool allowEmpty,
+                   Fn each) {
+    const Node &node = *section.value;
+    if (!expectKind(node, Node::Kind::Mapping, what))
+      return;
+    if (node.entries.empty() && !allowEmpty) {
+      diags.report(DiagID::err_empty_value, node.loc, what);
+      return;
+    }
+    llvm::StringMap<SourceLoc> seen;
+    for (const yaml::Entry &entry : node.entries) {
+      if (diags.shouldStop())
+        return;
+      auto [it, inserted] = seen.try_emplace(entry.key, entry.keyLoc);
+      if (!inserted) {
+        diags.report(DiagID::err_duplicate_key, entry.keyLoc, entry.key, what);
+        diags.report(DiagID::note_first_given_here, it->second, entry.key);
+        continue;
+      }
+      if (auto name = checkDeclName(entry))
+        each(*name, entry);
+    }
+  }
+
+  void parseParams(const yaml::Entry &section, std::vector<spec::ParamDecl> &out) {
+    forEachDecl(section, "'params'", /*allowEmpty=*/true,
+                [&](const Located<std::string> &name, const yaml::Entry &entry) {
+      spec::ParamDecl param{name, {}};
+      std::string what = "parameter '" + name.value + "'";
+      const Node &node = *entry.value;
+      std::vector<const Node *> values;
+      if (node.isSequence()) {
+        for (const auto &item : node.items)
+          values.push_back(item.get());
+        if (values.empty()) {
+          diags.report(DiagID::err_empty_value, node.loc, what);
+          return;
+        }
+      } else {
+        values.push_back(&node);
+      }
+      bool ok = true;
+      for (const Node *value : values) {
+        auto parsed = parseParamValue(*value, "a value of " + what);
+        if (!parsed) {
+          ok = false;
+          continue;
+        }
+        if (llvm::any_of(param.values, [&](const spec::ParamValue &v) {
+              return v.text == parsed->text;
+            })) {
+          diags.report(DiagID::err_duplicate_param_value, value->loc, parsed->text, name.value);
+          ok = false;
+          continue;
+        }
+        param.values.push_back(*parsed);
+      }
+      if (ok)
+        out.push_back(std::move(param));
+    });
+  }
+
+  std::optional<spec::ParamValue> parseParamValue(const Node &node, const std::string &what) {
+    if (!expectKind(node, Node::Kind::Scalar, what))
+      return std::nullopt;
+    spec::ParamValue value;
+    value.text = node.value;
+    value.loc = node.loc;
+    llvm::StringRef text = node.value;
+    if (!node.quoted && (text == "true" || text == "false")) {
+      value.kind = spec::ParamValue::Kind::Bool;
+      value.boolValue = text == "true";
+      return value;
+    }
+    if (!node.quoted && looksLikeInteger(text)) {
+      auto parsed = parseInteger(node, what, std::numeric_limits<int32_t>::min(),
+                                 std::numeric_limits<int32_t>::max());
+      if (!parsed)
+        return std::nullopt;
+      value.kind = spec::ParamValue::Kind::Int;
+      value.intValue = parsed->value;
+      return value;
+    }
+    if (!node.quoted && !text.empty() && (llvm::isDigit(text[0]) || text[0] == '.' ||
+                                          text[0] == '-' || text[0] == '+')) {
+      double number = 0;
+      auto [ptr, ec] = std::from_chars(text.begin(), text.end(), number);
+      if (ec != std::errc() || ptr != text.end() || !std::isfinite(number)) {
+        diags.report(DiagID::err_expected_number, node.loc, what, node.value);
+        return std::nullopt;
+      }
+      value.kind = spec::ParamValue::Kind::Float;
+      value.floatValue = number;
+      return value;
+    }
+    if (!isIdentifier(text)) {
+      diags.report(DiagID::err_invalid_name, node.loc, node.value);
+      return std::nullopt;
+    }
+    value.kind = spec::ParamValue::Kind::Name;
+    return value;
+  }
+
+  void parseGlobals(const yaml::Entry &section, std::vector<spec::GlobalDecl> &out) {
+    forEachDecl(section, "'globals'", /*allowEmpty=*/false,
+                [&](const Located<std::string> &name, const yaml::Entry &entry) {
+      std::string what = "global '" + name.value + "'";
+      if (!expectKind(*entry.value, Node::Kind::Mapping, what))
+        return;
+      static const KeySpec keys[] = {{"dtype", true}, {"dims", true}};
+      MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
+      spec::GlobalDecl global{name, {}, {}};
+      bool ok = reader.get("dtype") && reader.get("dims");
+      if (const yaml::Entry *e = reader.get("dtype")) {
+        auto dtype = parseDType(*e->value, "'dtype' of " + what);
+        ok &= dtype.has_value();
+        if (dtype)
+          global.dtype = *dtype;
+      }
+      if (const yaml::Entry *e = reader.get("dims"))
+        ok &= parseExtents(*e->value, "'dims' of " + what, global.dims);
+      if (ok)
+        out.push_back(std::move(global));
+    });
+  }
+
+  void parseTiles(const yaml::Entry &section, std::vector<spec::TileDecl> &out) {
+    forEachDecl(section, "'tiles'", /*allowEmpty=*/false,
+                [&](const Located<std::string> &name, const yaml::Entry &entry) {
+      std::string what = "tile '" + name.value + "'";
+      if (!expectKind(*entry.value, Node::Kind::Mapping, what))
+        return;
+      static const KeySpec keys[] = {{"space", true}, {"dtype", true},  {"shape", true},
+                                     {"stages", false}, {"of", false},  {"per", false},
+                                     {"count", false}};
+      MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
+      spec::TileDecl tile;
+      tile.name = name;
+      bool ok = reader.get("space") && reader.get("dtype") && reader.get("shape");
+      if (const yaml::Entry *e = reader.get("space")) {
+        auto space = parseEnum<spec::MemSpace>(
+            *e->value, "memory space", "'space' of " + what,
+            {{"smem", spec::MemSpace::Shared}, {"reg", spec::MemSpace::Register}});
+        ok &= space.has_value();
+        if (space)
+          tile.space = *space;
+      }
+      if (const yaml::Entry *e = reader.get("dtype")) {
+        auto dtype = parseDType(*e->value, "'dtype' of " + what);
+        ok &= dtype.has_value();
+        if (dtype)
+          tile.dtype = *dtype;
+      }
+      if (const yaml::Entry *e = reader.get("shape"))
+        ok &= parseExtents(*e->value, "'shape' of " + what, tile.shape);
+      if (const yaml::Entry *e = reader.get("stages")) {
+        const Node &value = *e->value;
+        if (value.isScalar() && !value.quoted && value.value == "auto") {
+          tile.stages = spec::StageCount{true, 0, value.loc};
+        } else if (auto count = parseInteger(value, "'stages' of " + what, 1, 64)) {
+          tile.stages = spec::StageCount{false, count->value, value.loc};
+        } else {
+          ok = false;
+        }
+      }
+      if (const yaml::Entry *e = reader.get("of")) {
+        std::string ofWhat = "'of' of " + what;
+        if (expectKind(*e->value, Node::Kind::Sequence, ofWhat)) {
+          if (e->value->items.empty()) {
+            diags.report(DiagID::err_empty_value, e->value->loc, ofWhat);
+            ok = false;
+          }
+          for (const auto &item : e->value->items) {
+            auto member = parseName(*item, "a name in " + ofWhat);
+            ok &= member.has_value();
+            if (member)
+              tile.of.push_back(*member);
+          }
+        } else {
+          ok = false;
+        }
+      }
+      if (const yaml::Entry *e = reader.get("per")) {
+        tile.per = parseName(*e->value, "'per' of " + what);
+        ok &= tile.per.has_value();
+      }
+      if (const yaml::Entry *e = reader.get("count")) {
+        tile.count = parseInteger(*e->value, "'count' of " + what, 1, 1024);
+        ok &= tile.count.has_value();
+      }
+      if (ok)
+        out.push_back(std::move(tile));
+    });
+  }
+
+  std::optional<Located<int64_t>> parseWarpgroups(const MapReader &reader) {
+    if (const yaml::Entry *e = reader.get("warpgroups"))
+      return parseInteger(*e->value, "'warpgroups' of " + reader.getContext(), 1, 4);
+    return std::nullopt;
+  }
+
+  void parseProducer(const yaml::Entry &section, spec::ProducerDecl &producer) {
+    producer.loc = section.keyLoc;
+    if (!expectKind(*section.value, Node::Kind::Mapping, "'producer'"))
+      return;
+    static const KeySpec keys[] = {{"warpgroups", false}, {"load", true}};
+    MapReader reader(*section.value, "the producer", section.keyLoc, keys, diags);
+    producer.warpgroups = parseWarpgroups(reader);
+    if (const yaml::Entry *e = reader.get("load"))
+      producer.load = parseBody(*e, "'load' of the producer");
+  }
+
+  void parseConsumer(const yaml::Entry &section, spec::ConsumerDecl &consumer) {
+    consumer.loc = section.keyLoc;
+    if (!expectKind(*section.value, Node::Kind::Mapping, "'consumer'"))
+      return;
+    static const KeySpec keys[] = {{"warpgroups", false}, {"state", false}, {"setup", false},
+                                   {"compute", true},     {"finish", true}};
+    MapReader reader(*section.value, "the consumer", section.keyLoc, keys, diags);
+    consumer.warpgroups = parseWarpgroups(reader);
+    if (const yaml::Entry *e = reader.get("state"))
+      forEachDecl(*e, "'state' of the consumer", /*allowEmpty=*/true,
+                  [&](const Located<std::string> &name, const yaml::Entry &entry) {
+        if (auto type = parseScalarText(*entry.value, "the type of state '" + name.value + "'"))
+          consumer.state.push_back(spec::StateDecl{name, *type});
+      });
+    if (const yaml::Entry *e = reader.get("setup"))
+      consumer.setup = parseBody(*e, "'setup' of the consumer");
+    if (const yaml::Entry *e = reader.get("compute"))
+      consumer.compute = parseBody(*e, "'compute' of the consumer");
+    if (const yaml::Entry *e = reader.get("finish"))
+      consumer.finish = parseBody(*e, "'finish' of the consumer");
+  }
+
+  DiagnosticEngine &diags;
+};
+
+} // namespace
+
+std::string suggestSpelling(llvm::StringRef name, llvm::ArrayRef<llvm::StringRef> candidates) {
+  // Allow about one edit in three characters, and at least one.
+  unsigned maxDistance = std::max<unsigned>(1, (name.size() + 1) / 3);
+  std::string best;
+  unsigned bestDistance = maxDistance + 1;
+  for (llvm::StringRef candidate : candidates) {
+    unsigned distance = name.edit_distance(candidate, /*AllowReplacements=*/true, maxDistance);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = candidate.str();
+    }
+  }
+  return best;
+}
+
+std::optional<spec::KernelSpec> parseSpec(unsigned bufferId, DiagnosticEngine &diags) {
+  std::unique_ptr<Node> root = yaml::parseYaml(bufferId, diags);
+  if (!root)
+    return std::nullopt;
+  return Parser(diags).run(*root, bufferId);
+}
+
+} // namespace tkc

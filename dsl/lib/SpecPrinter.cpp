@@ -1,0 +1,163 @@
+//===- SpecPrinter.cpp - Deterministic AST dump ----------------------------===//
+//
+// Part of tkc. See docs/SpecReference.md.
+//
+//===----------------------------------------------------------------------===//
+#include "tkc/dsl/SpecPrinter.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace tkc {
+
+namespace spec {
+const char *spelling(DType dtype) {
+  switch (dtype) {
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "f16";
+  case DType::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+const char *spelling(MemSpace space) {
+  return space == MemSpace::Shared ? "smem" : "reg";
+}
+
+const char *spelling(Template tmpl) {
+  switch (tmpl) {
+  case Template::LCF:
+    return "lcf";
+  }
+  return "?";
+}
+} // namespace spec
+
+namespace {
+
+class Printer {
+public:
+  explicit Printer(llvm::raw_ostream &os) : os(os) {}
+
+  void print(const spec::KernelSpec &spec) {
+    line(0, spec.name.loc) << "kernel '" << spec.name.value << "'\n";
+    if (spec.arch)
+      line(1, spec.arch->loc) << "arch " << spec.arch->value << "\n";
+    line(1, spec.tmpl.loc) << "template " << spelling(spec.tmpl.value) << "\n";
+    for (const spec::ParamDecl &param : spec.params) {
+      line(1, param.name.loc) << "param '" << param.name.value << "'\n";
+      for (const spec::ParamValue &value : param.values)
+        line(2, value.loc) << kindName(value.kind) << " " << value.text << "\n";
+    }
+    for (const spec::GlobalDecl &global : spec.globals)
+      line(1, global.name.loc) << "global '" << global.name.value << "' "
+                               << spelling(global.dtype.value) << extents(global.dims) << "\n";
+    for (const spec::TileDecl &tile : spec.tiles) {
+      line(1, tile.name.loc) << "tile '" << tile.name.value << "' " << spelling(tile.space.value)
+                             << " " << spelling(tile.dtype.value) << extents(tile.shape) << "\n";
+      if (tile.stages) {
+        line(2, tile.stages->loc) << "stages ";
+        if (tile.stages->isAuto)
+          os << "auto\n";
+        else
+          os << tile.stages->count << "\n";
+      }
+      for (const auto &member : tile.of)
+        line(2, member.loc) << "of '" << member.value << "'\n";
+      if (tile.per)
+        line(2, tile.per->loc) << "per " << tile.per->value << "\n";
+      if (tile.count)
+        line(2, tile.count->loc) << "count " << tile.count->value << "\n";
+    }
+    line(1, spec.producer.loc) << "producer\n";
+    if (spec.producer.warpgroups)
+      line(2, spec.producer.warpgroups->loc) << "warpgroups " << spec.producer.warpgroups->value
+                                             << "\n";
+    body(spec.producer.load);
+    line(1, spec.consumer.loc) << "consumer\n";
+    if (spec.consumer.warpgroups)
+      line(2, spec.consumer.warpgroups->loc) << "warpgroups " << spec.consumer.warpgroups->value
+                                             << "\n";
+    for (const spec::StateDecl &state : spec.consumer.state)
+      line(2, state.name.loc) << "state '" << state.name.value << "' \"" << escaped(state.type.value)
+                              << "\"\n";
+    body(spec.consumer.setup);
+    body(spec.consumer.compute);
+    body(spec.consumer.finish);
+  }
+
+private:
+  llvm::raw_ostream &line(unsigned depth, SourceLoc loc) {
+    os.indent(depth * 2);
+    os << "@" << loc.line << ":" << loc.col << " ";
+    return os;
+  }
+
+  void body(const std::optional<spec::StageBody> &stage) {
+    if (!stage)
+      return;
+    line(2, stage->name.loc) << stage->name.value << " @" << stage->textLoc.line << ":"
+                             << stage->textLoc.col << " \"" << escaped(stage->text) << "\"\n";
+  }
+
+  static std::string extents(const std::vector<spec::Extent> &dims) {
+    std::string out = "[";
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (i)
+        out += ", ";
+      out += dims[i].isNumber() ? std::to_string(*dims[i].number) : dims[i].name;
+    }
+    return out + "]";
+  }
+
+  /// C-style escapes, so that a body prints on one line.
+  static std::string escaped(llvm::StringRef text) {
+    std::string out;
+    for (char c : text) {
+      switch (c) {
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += "\\x" + llvm::utohexstr(static_cast<unsigned char>(c), /*LowerCase=*/true, 2);
+        else
+          out += c;
+      }
+    }
+    return out;
+  }
+
+  static const char *kindName(spec::ParamValue::Kind kind) {
+    switch (kind) {
+    case spec::ParamValue::Kind::Int:
+      return "int";
+    case spec::ParamValue::Kind::Float:
+      return "float";
+    case spec::ParamValue::Kind::Bool:
+      return "bool";
+    case spec::ParamValue::Kind::Name:
+      return "name";
+    }
+    return "?";
+  }
+
+  llvm::raw_ostream &os;
+};
+
+} // namespace
+
+void printSpec(const spec::KernelSpec &spec, llvm::raw_ostream &os) { Printer(os).print(spec); }
+
+} // namespace tkc
