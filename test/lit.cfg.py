@@ -16,7 +16,7 @@ config.name = "tkc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".yaml", ".test", ".cu"]
 config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt",
-                   "unittests", "fuzz", "README.md"]
+                   "unittests", "fuzz", "utils", "README.md"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tkc_obj_root, "test")
 
@@ -31,6 +31,9 @@ if config.tkc_sanitizers:
 
 config.substitutions.append(("%src_root", config.tkc_src_root))
 config.substitutions.append(("%python", config.python))
+config.substitutions.append((
+    "%expect_exit",
+    config.python + " " + os.path.join(config.tkc_src_root, "test", "utils", "expect_exit.py")))
 
 if config.tkc_build_compiler:
     config.available_features.add("tkc")

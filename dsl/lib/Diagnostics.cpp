@@ -28,6 +28,13 @@ llvm::SourceMgr::DiagKind toLLVMKind(DiagKind kind) {
 }
 } // namespace
 
+std::string describeError(std::error_code ec) {
+  std::string message = ec.message();
+  if (!message.empty())
+    message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+  return message;
+}
+
 const DiagInfo &getDiagInfo(DiagID id) {
   return kDiagTable[static_cast<unsigned>(id)];
 }

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/dsl/SourceManager.h"
 
+#include "tkc/dsl/Diagnostics.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
@@ -21,9 +23,7 @@ std::optional<unsigned> SourceManager::addFile(llvm::StringRef path,
   auto bufferOrErr = llvm::MemoryBuffer::getFileOrSTDIN(
       path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
   if (std::error_code ec = bufferOrErr.getError()) {
-    error = ec.message();
-    std::transform(error.begin(), error.end(), error.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
+    error = describeError(ec);
     return std::nullopt;
   }
   return mgr.AddNewSourceBuffer(std::move(*bufferOrErr), llvm::SMLoc());

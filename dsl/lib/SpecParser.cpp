@@ -531,8 +531,9 @@ private:
 } // namespace
 
 std::string suggestSpelling(llvm::StringRef name, llvm::ArrayRef<llvm::StringRef> candidates) {
-  // Allow about one edit in three characters, and at least one.
-  unsigned maxDistance = std::max<unsigned>(1, (name.size() + 1) / 3);
+  // Allow about one edit in three characters (a swap counts two), and at
+  // least one.
+  unsigned maxDistance = std::max<unsigned>(1, (name.size() + 2) / 3);
   std::string best;
   unsigned bestDistance = maxDistance + 1;
   for (llvm::StringRef candidate : candidates) {

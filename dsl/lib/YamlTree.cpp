@@ -141,7 +141,11 @@ private:
   void checkTag(const std::string &tag, const char *allowed, const YAML::Mark &mark) {
     if (tag.empty() || tag == "?" || tag == "!" || tag == allowed)
       return;
-    throw StopParse{DiagID::err_yaml_tag, toLoc(mark), tag};
+    // Show the tag as written: yaml-cpp expands "!!x" to its full name.
+    llvm::StringRef shown = tag;
+    std::string written =
+        shown.consume_front("tag:yaml.org,2002:") ? "!!" + shown.str() : tag;
+    throw StopParse{DiagID::err_yaml_tag, toLoc(mark), written};
   }
 
   void open(Node::Kind kind, const YAML::Mark &mark) {
@@ -177,6 +181,10 @@ private:
       parent.pendingKey = Entry{node->value, node->loc, nullptr};
       return;
     }
+    // yaml-cpp places an empty value at the next token, often lines later;
+    // the key it belongs to is the useful place to point at.
+    if (node->isNull())
+      node->loc = parent.pendingKey->keyLoc;
     parent.pendingKey->value = std::move(node);
     parent.node->entries.push_back(std::move(*parent.pendingKey));
     parent.pendingKey.reset();
@@ -195,7 +203,7 @@ std::string Node::describe() const {
   case Kind::Null:
     return "an empty value";
   case Kind::Sequence:
-    return "a sequence";
+    return "a list";
   case Kind::Mapping:
     return "a mapping";
   case Kind::Scalar:

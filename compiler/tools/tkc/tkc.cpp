@@ -159,14 +159,14 @@ int runCompiler() {
   llvm::ToolOutputFile out(outputPath, ec, llvm::sys::fs::OF_Text);
   if (ec) {
     diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), outputPath.getValue(),
-                 ec.message());
+                 tkc::describeError(ec));
     return kExitInputError;
   }
   out.os() << text;
   out.os().flush();
   if (out.os().has_error()) {
     diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), outputPath.getValue(),
-                 out.os().error().message());
+                 tkc::describeError(out.os().error()));
     out.os().clear_error();
     return kExitInputError;
   }

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <system_error>
 
 namespace tkc {
 
@@ -38,6 +39,10 @@ struct DiagInfo {
   DiagKind kind;
   llvm::StringRef text;
 };
+
+/// `ec`'s message in the style of our diagnostics (lowercase first letter),
+/// e.g. "no such file or directory".
+std::string describeError(std::error_code ec);
 
 /// The table entry for `id`.
 const DiagInfo &getDiagInfo(DiagID id);
