@@ -35,14 +35,12 @@ std::string describeError(std::error_code ec) {
   return message;
 }
 
-const DiagInfo &getDiagInfo(DiagID id) {
-  return kDiagTable[static_cast<unsigned>(id)];
-}
+const DiagInfo &getDiagInfo(DiagID id) { return kDiagTable[static_cast<unsigned>(id)]; }
 
 llvm::ArrayRef<DiagInfo> getAllDiagInfos() { return kDiagTable; }
 
-DiagnosticEngine::DiagnosticEngine(SourceManager &sourceMgr,
-                                   llvm::raw_ostream &os, unsigned errorLimit)
+DiagnosticEngine::DiagnosticEngine(SourceManager &sourceMgr, llvm::raw_ostream &os,
+                                   unsigned errorLimit)
     : sourceMgr(sourceMgr), os(os), errorLimit(errorLimit) {}
 
 void DiagnosticEngine::emit(DiagID id, SourceLoc loc, const std::string &message) {

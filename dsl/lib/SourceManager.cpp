@@ -18,10 +18,9 @@ unsigned SourceManager::addBuffer(llvm::StringRef contents, llvm::StringRef name
   return mgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
 }
 
-std::optional<unsigned> SourceManager::addFile(llvm::StringRef path,
-                                               std::string &error) {
-  auto bufferOrErr = llvm::MemoryBuffer::getFileOrSTDIN(
-      path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
+std::optional<unsigned> SourceManager::addFile(llvm::StringRef path, std::string &error) {
+  auto bufferOrErr =
+      llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
   if (std::error_code ec = bufferOrErr.getError()) {
     error = describeError(ec);
     return std::nullopt;

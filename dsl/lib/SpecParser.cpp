@@ -38,9 +38,9 @@ struct KeySpec {
 /// required keys, then hands out the first entry of each known key.
 class MapReader {
 public:
-  MapReader(const Node &map, std::string context, SourceLoc ownerLoc,
-            llvm::ArrayRef<KeySpec> keys, DiagnosticEngine &diags)
-      : map(map), context(std::move(context)) {
+  MapReader(const Node &map, std::string context, SourceLoc ownerLoc, llvm::ArrayRef<KeySpec> keys,
+            DiagnosticEngine &diags)
+      : context(std::move(context)) {
     TKC_INTERNAL_ASSERT(map.isMapping(), "MapReader needs a mapping");
     llvm::SmallVector<llvm::StringRef, 16> names;
     for (const KeySpec &key : keys)
@@ -52,8 +52,8 @@ public:
         if (suggestion.empty())
           diags.report(DiagID::err_unknown_key, entry.keyLoc, entry.key, this->context);
         else
-          diags.report(DiagID::err_unknown_key_suggest, entry.keyLoc, entry.key,
-                       this->context, suggestion);
+          diags.report(DiagID::err_unknown_key_suggest, entry.keyLoc, entry.key, this->context,
+                       suggestion);
         continue;
       }
       auto [it, inserted] = seen.try_emplace(entry.key, &entry);
@@ -77,7 +77,6 @@ public:
   const std::string &getContext() const { return context; }
 
 private:
-  const Node &map;
   std::string context;
   llvm::StringMap<const yaml::Entry *> found;
 };
@@ -109,9 +108,8 @@ public:
       return std::nullopt;
 
     static const KeySpec keys[] = {
-        {"kernel", true},  {"arch", false},     {"template", true},
-        {"params", false}, {"globals", true},   {"tiles", true},
-        {"producer", true}, {"consumer", true},
+        {"kernel", true},  {"arch", false}, {"template", true}, {"params", false},
+        {"globals", true}, {"tiles", true}, {"producer", true}, {"consumer", true},
     };
     MapReader reader(root, "the spec", root.loc, keys, diags);
 
@@ -167,8 +165,7 @@ private:
     return false;
   }
 
-  std::optional<Located<std::string>> parseScalarText(const Node &node,
-                                                      const std::string &what) {
+  std::optional<Located<std::string>> parseScalarText(const Node &node, const std::string &what) {
     if (!expectKind(node, Node::Kind::Scalar, what))
       return std::nullopt;
     if (node.value.empty()) {
@@ -218,9 +215,9 @@ private:
   }
 
   template <typename T>
-  std::optional<Located<T>>
-  parseEnum(const Node &node, const char *category, const std::string &what,
-            std::initializer_list<std::pair<llvm::StringRef, T>> table) {
+  std::optional<Located<T>> parseEnum(const Node &node, const char *category,
+                                      const std::string &what,
+                                      std::initializer_list<std::pair<llvm::StringRef, T>> table) {
     auto text = parseScalarText(node, what);
     if (!text)
       return std::nullopt;
@@ -232,8 +229,7 @@ private:
     }
     std::string suggestion = suggestSpelling(text->value, names);
     if (!suggestion.empty())
-      diags.report(DiagID::err_unknown_enum_suggest, node.loc, category, text->value,
-                   suggestion);
+      diags.report(DiagID::err_unknown_enum_suggest, node.loc, category, text->value, suggestion);
     else
       diags.report(DiagID::err_unknown_enum, node.loc, category, text->value,
                    llvm::join(names, ", "));
@@ -241,10 +237,9 @@ private:
   }
 
   std::optional<Located<spec::DType>> parseDType(const Node &node, const std::string &what) {
-    return parseEnum<spec::DType>(node, "dtype", what,
-                                  {{"bf16", spec::DType::BF16},
-                                   {"f16", spec::DType::F16},
-                                   {"f32", spec::DType::F32}});
+    return parseEnum<spec::DType>(
+        node, "dtype", what,
+        {{"bf16", spec::DType::BF16}, {"f16", spec::DType::F16}, {"f32", spec::DType::F32}});
   }
 
   /// A list of extents, each a positive integer or a name.
@@ -291,8 +286,7 @@ private:
   /// Calls `each` for every entry of a mapping section whose key is a valid
   /// name. Duplicate names are reported with a note at the first.
   template <typename Fn>
-  void forEachDecl(const yaml::Entry &section, const std::string &what, bool allowEmpty,
-                   Fn each) {
+  void forEachDecl(const yaml::Entry &section, const std::string &what, bool allowEmpty, Fn each) {
     const Node &node = *section.value;
     if (!expectKind(node, Node::Kind::Mapping, what))
       return;
@@ -316,41 +310,41 @@ private:
   }
 
   void parseParams(const yaml::Entry &section, std::vector<spec::ParamDecl> &out) {
-    forEachDecl(section, "'params'", /*allowEmpty=*/true,
-                [&](const Located<std::string> &name, const yaml::Entry &entry) {
-      spec::ParamDecl param{name, {}};
-      std::string what = "parameter '" + name.value + "'";
-      const Node &node = *entry.value;
-      std::vector<const Node *> values;
-      if (node.isSequence()) {
-        for (const auto &item : node.items)
-          values.push_back(item.get());
-        if (values.empty()) {
-          diags.report(DiagID::err_empty_value, node.loc, what);
-          return;
-        }
-      } else {
-        values.push_back(&node);
-      }
-      bool ok = true;
-      for (const Node *value : values) {
-        auto parsed = parseParamValue(*value, "a value of " + what);
-        if (!parsed) {
-          ok = false;
-          continue;
-        }
-        if (llvm::any_of(param.values, [&](const spec::ParamValue &v) {
-              return v.text == parsed->text;
-            })) {
-          diags.report(DiagID::err_duplicate_param_value, value->loc, parsed->text, name.value);
-          ok = false;
-          continue;
-        }
-        param.values.push_back(*parsed);
-      }
-      if (ok)
-        out.push_back(std::move(param));
-    });
+    forEachDecl(
+        section, "'params'", /*allowEmpty=*/true,
+        [&](const Located<std::string> &name, const yaml::Entry &entry) {
+          spec::ParamDecl param{name, {}};
+          std::string what = "parameter '" + name.value + "'";
+          const Node &node = *entry.value;
+          std::vector<const Node *> values;
+          if (node.isSequence()) {
+            for (const auto &item : node.items)
+              values.push_back(item.get());
+            if (values.empty()) {
+              diags.report(DiagID::err_empty_value, node.loc, what);
+              return;
+            }
+          } else {
+            values.push_back(&node);
+          }
+          bool ok = true;
+          for (const Node *value : values) {
+            auto parsed = parseParamValue(*value, "a value of " + what);
+            if (!parsed) {
+              ok = false;
+              continue;
+            }
+            if (llvm::any_of(param.values,
+                             [&](const spec::ParamValue &v) { return v.text == parsed->text; })) {
+              diags.report(DiagID::err_duplicate_param_value, value->loc, parsed->text, name.value);
+              ok = false;
+              continue;
+            }
+            param.values.push_back(*parsed);
+          }
+          if (ok)
+            out.push_back(std::move(param));
+        });
   }
 
   std::optional<spec::ParamValue> parseParamValue(const Node &node, const std::string &what) {
@@ -374,8 +368,8 @@ private:
       value.intValue = parsed->value;
       return value;
     }
-    if (!node.quoted && !text.empty() && (llvm::isDigit(text[0]) || text[0] == '.' ||
-                                          text[0] == '-' || text[0] == '+')) {
+    if (!node.quoted && !text.empty() &&
+        (llvm::isDigit(text[0]) || text[0] == '.' || text[0] == '-' || text[0] == '+')) {
       double number = 0;
       auto [ptr, ec] = std::from_chars(text.begin(), text.end(), number);
       if (ec != std::errc() || ptr != text.end() || !std::isfinite(number)) {
@@ -397,93 +391,93 @@ private:
   void parseGlobals(const yaml::Entry &section, std::vector<spec::GlobalDecl> &out) {
     forEachDecl(section, "'globals'", /*allowEmpty=*/false,
                 [&](const Located<std::string> &name, const yaml::Entry &entry) {
-      std::string what = "global '" + name.value + "'";
-      if (!expectKind(*entry.value, Node::Kind::Mapping, what))
-        return;
-      static const KeySpec keys[] = {{"dtype", true}, {"dims", true}};
-      MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
-      spec::GlobalDecl global{name, {}, {}};
-      bool ok = reader.get("dtype") && reader.get("dims");
-      if (const yaml::Entry *e = reader.get("dtype")) {
-        auto dtype = parseDType(*e->value, "'dtype' of " + what);
-        ok &= dtype.has_value();
-        if (dtype)
-          global.dtype = *dtype;
-      }
-      if (const yaml::Entry *e = reader.get("dims"))
-        ok &= parseExtents(*e->value, "'dims' of " + what, global.dims);
-      if (ok)
-        out.push_back(std::move(global));
-    });
+                  std::string what = "global '" + name.value + "'";
+                  if (!expectKind(*entry.value, Node::Kind::Mapping, what))
+                    return;
+                  static const KeySpec keys[] = {{"dtype", true}, {"dims", true}};
+                  MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
+                  spec::GlobalDecl global{name, {}, {}};
+                  bool ok = reader.get("dtype") && reader.get("dims");
+                  if (const yaml::Entry *e = reader.get("dtype")) {
+                    auto dtype = parseDType(*e->value, "'dtype' of " + what);
+                    ok &= dtype.has_value();
+                    if (dtype)
+                      global.dtype = *dtype;
+                  }
+                  if (const yaml::Entry *e = reader.get("dims"))
+                    ok &= parseExtents(*e->value, "'dims' of " + what, global.dims);
+                  if (ok)
+                    out.push_back(std::move(global));
+                });
   }
 
   void parseTiles(const yaml::Entry &section, std::vector<spec::TileDecl> &out) {
     forEachDecl(section, "'tiles'", /*allowEmpty=*/false,
                 [&](const Located<std::string> &name, const yaml::Entry &entry) {
-      std::string what = "tile '" + name.value + "'";
-      if (!expectKind(*entry.value, Node::Kind::Mapping, what))
-        return;
-      static const KeySpec keys[] = {{"space", true}, {"dtype", true},  {"shape", true},
-                                     {"stages", false}, {"of", false},  {"per", false},
-                                     {"count", false}};
-      MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
-      spec::TileDecl tile;
-      tile.name = name;
-      bool ok = reader.get("space") && reader.get("dtype") && reader.get("shape");
-      if (const yaml::Entry *e = reader.get("space")) {
-        auto space = parseEnum<spec::MemSpace>(
-            *e->value, "memory space", "'space' of " + what,
-            {{"smem", spec::MemSpace::Shared}, {"reg", spec::MemSpace::Register}});
-        ok &= space.has_value();
-        if (space)
-          tile.space = *space;
-      }
-      if (const yaml::Entry *e = reader.get("dtype")) {
-        auto dtype = parseDType(*e->value, "'dtype' of " + what);
-        ok &= dtype.has_value();
-        if (dtype)
-          tile.dtype = *dtype;
-      }
-      if (const yaml::Entry *e = reader.get("shape"))
-        ok &= parseExtents(*e->value, "'shape' of " + what, tile.shape);
-      if (const yaml::Entry *e = reader.get("stages")) {
-        const Node &value = *e->value;
-        if (value.isScalar() && !value.quoted && value.value == "auto") {
-          tile.stages = spec::StageCount{true, 0, value.loc};
-        } else if (auto count = parseInteger(value, "'stages' of " + what, 1, 64)) {
-          tile.stages = spec::StageCount{false, count->value, value.loc};
-        } else {
-          ok = false;
-        }
-      }
-      if (const yaml::Entry *e = reader.get("of")) {
-        std::string ofWhat = "'of' of " + what;
-        if (expectKind(*e->value, Node::Kind::Sequence, ofWhat)) {
-          if (e->value->items.empty()) {
-            diags.report(DiagID::err_empty_value, e->value->loc, ofWhat);
-            ok = false;
-          }
-          for (const auto &item : e->value->items) {
-            auto member = parseName(*item, "a name in " + ofWhat);
-            ok &= member.has_value();
-            if (member)
-              tile.of.push_back(*member);
-          }
-        } else {
-          ok = false;
-        }
-      }
-      if (const yaml::Entry *e = reader.get("per")) {
-        tile.per = parseName(*e->value, "'per' of " + what);
-        ok &= tile.per.has_value();
-      }
-      if (const yaml::Entry *e = reader.get("count")) {
-        tile.count = parseInteger(*e->value, "'count' of " + what, 1, 1024);
-        ok &= tile.count.has_value();
-      }
-      if (ok)
-        out.push_back(std::move(tile));
-    });
+                  std::string what = "tile '" + name.value + "'";
+                  if (!expectKind(*entry.value, Node::Kind::Mapping, what))
+                    return;
+                  static const KeySpec keys[] = {
+                      {"space", true}, {"dtype", true}, {"shape", true}, {"stages", false},
+                      {"of", false},   {"per", false},  {"count", false}};
+                  MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
+                  spec::TileDecl tile;
+                  tile.name = name;
+                  bool ok = reader.get("space") && reader.get("dtype") && reader.get("shape");
+                  if (const yaml::Entry *e = reader.get("space")) {
+                    auto space = parseEnum<spec::MemSpace>(
+                        *e->value, "memory space", "'space' of " + what,
+                        {{"smem", spec::MemSpace::Shared}, {"reg", spec::MemSpace::Register}});
+                    ok &= space.has_value();
+                    if (space)
+                      tile.space = *space;
+                  }
+                  if (const yaml::Entry *e = reader.get("dtype")) {
+                    auto dtype = parseDType(*e->value, "'dtype' of " + what);
+                    ok &= dtype.has_value();
+                    if (dtype)
+                      tile.dtype = *dtype;
+                  }
+                  if (const yaml::Entry *e = reader.get("shape"))
+                    ok &= parseExtents(*e->value, "'shape' of " + what, tile.shape);
+                  if (const yaml::Entry *e = reader.get("stages")) {
+                    const Node &value = *e->value;
+                    if (value.isScalar() && !value.quoted && value.value == "auto") {
+                      tile.stages = spec::StageCount{true, 0, value.loc};
+                    } else if (auto count = parseInteger(value, "'stages' of " + what, 1, 64)) {
+                      tile.stages = spec::StageCount{false, count->value, value.loc};
+                    } else {
+                      ok = false;
+                    }
+                  }
+                  if (const yaml::Entry *e = reader.get("of")) {
+                    std::string ofWhat = "'of' of " + what;
+                    if (expectKind(*e->value, Node::Kind::Sequence, ofWhat)) {
+                      if (e->value->items.empty()) {
+                        diags.report(DiagID::err_empty_value, e->value->loc, ofWhat);
+                        ok = false;
+                      }
+                      for (const auto &item : e->value->items) {
+                        auto member = parseName(*item, "a name in " + ofWhat);
+                        ok &= member.has_value();
+                        if (member)
+                          tile.of.push_back(*member);
+                      }
+                    } else {
+                      ok = false;
+                    }
+                  }
+                  if (const yaml::Entry *e = reader.get("per")) {
+                    tile.per = parseName(*e->value, "'per' of " + what);
+                    ok &= tile.per.has_value();
+                  }
+                  if (const yaml::Entry *e = reader.get("count")) {
+                    tile.count = parseInteger(*e->value, "'count' of " + what, 1, 1024);
+                    ok &= tile.count.has_value();
+                  }
+                  if (ok)
+                    out.push_back(std::move(tile));
+                });
   }
 
   std::optional<Located<int64_t>> parseWarpgroups(const MapReader &reader) {
@@ -507,16 +501,20 @@ private:
     consumer.loc = section.keyLoc;
     if (!expectKind(*section.value, Node::Kind::Mapping, "'consumer'"))
       return;
-    static const KeySpec keys[] = {{"warpgroups", false}, {"state", false}, {"setup", false},
-                                   {"compute", true},     {"finish", true}};
+    static const KeySpec keys[] = {{"warpgroups", false},
+                                   {"state", false},
+                                   {"setup", false},
+                                   {"compute", true},
+                                   {"finish", true}};
     MapReader reader(*section.value, "the consumer", section.keyLoc, keys, diags);
     consumer.warpgroups = parseWarpgroups(reader);
     if (const yaml::Entry *e = reader.get("state"))
       forEachDecl(*e, "'state' of the consumer", /*allowEmpty=*/true,
                   [&](const Located<std::string> &name, const yaml::Entry &entry) {
-        if (auto type = parseScalarText(*entry.value, "the type of state '" + name.value + "'"))
-          consumer.state.push_back(spec::StateDecl{name, *type});
-      });
+                    if (auto type =
+                            parseScalarText(*entry.value, "the type of state '" + name.value + "'"))
+                      consumer.state.push_back(spec::StateDecl{name, *type});
+                  });
     if (const yaml::Entry *e = reader.get("setup"))
       consumer.setup = parseBody(*e, "'setup' of the consumer");
     if (const yaml::Entry *e = reader.get("compute"))

@@ -22,9 +22,7 @@ const char *spelling(DType dtype) {
   return "?";
 }
 
-const char *spelling(MemSpace space) {
-  return space == MemSpace::Shared ? "smem" : "reg";
-}
+const char *spelling(MemSpace space) { return space == MemSpace::Shared ? "smem" : "reg"; }
 
 const char *spelling(Template tmpl) {
   switch (tmpl) {
@@ -73,16 +71,16 @@ public:
     }
     line(1, spec.producer.loc) << "producer\n";
     if (spec.producer.warpgroups)
-      line(2, spec.producer.warpgroups->loc) << "warpgroups " << spec.producer.warpgroups->value
-                                             << "\n";
+      line(2, spec.producer.warpgroups->loc)
+          << "warpgroups " << spec.producer.warpgroups->value << "\n";
     body(spec.producer.load);
     line(1, spec.consumer.loc) << "consumer\n";
     if (spec.consumer.warpgroups)
-      line(2, spec.consumer.warpgroups->loc) << "warpgroups " << spec.consumer.warpgroups->value
-                                             << "\n";
+      line(2, spec.consumer.warpgroups->loc)
+          << "warpgroups " << spec.consumer.warpgroups->value << "\n";
     for (const spec::StateDecl &state : spec.consumer.state)
-      line(2, state.name.loc) << "state '" << state.name.value << "' \"" << escaped(state.type.value)
-                              << "\"\n";
+      line(2, state.name.loc) << "state '" << state.name.value << "' \""
+                              << escaped(state.type.value) << "\"\n";
     body(spec.consumer.setup);
     body(spec.consumer.compute);
     body(spec.consumer.finish);

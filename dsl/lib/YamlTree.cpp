@@ -63,8 +63,8 @@ bool checkEncoding(unsigned bufferId, DiagnosticEngine &diags) {
       return false;
     }
     // C1 controls (but NEL) and the two non-characters YAML excludes.
-    if ((codePoint >= 0x80 && codePoint <= 0x9f && codePoint != 0x85) ||
-        codePoint == 0xfffe || codePoint == 0xffff) {
+    if ((codePoint >= 0x80 && codePoint <= 0x9f && codePoint != 0x85) || codePoint == 0xfffe ||
+        codePoint == 0xffff) {
       diags.report(DiagID::err_control_character, sm.getLocForOffset(bufferId, i), codePoint);
       return false;
     }
@@ -117,8 +117,8 @@ public:
     attach(std::move(node));
   }
 
-  void OnSequenceStart(const YAML::Mark &mark, const std::string &tag,
-                       YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnSequenceStart(const YAML::Mark &mark, const std::string &tag, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
     checkTag(tag, "tag:yaml.org,2002:seq", mark);
     open(Node::Kind::Sequence, mark);
   }
@@ -143,15 +143,13 @@ private:
       return;
     // Show the tag as written: yaml-cpp expands "!!x" to its full name.
     llvm::StringRef shown = tag;
-    std::string written =
-        shown.consume_front("tag:yaml.org,2002:") ? "!!" + shown.str() : tag;
+    std::string written = shown.consume_front("tag:yaml.org,2002:") ? "!!" + shown.str() : tag;
     throw StopParse{DiagID::err_yaml_tag, toLoc(mark), written};
   }
 
   void open(Node::Kind kind, const YAML::Mark &mark) {
     if (stack.size() >= kMaxNestingDepth)
-      throw StopParse{DiagID::err_yaml_too_deep, toLoc(mark),
-                      std::to_string(kMaxNestingDepth)};
+      throw StopParse{DiagID::err_yaml_too_deep, toLoc(mark), std::to_string(kMaxNestingDepth)};
     auto node = std::make_unique<Node>();
     node->kind = kind;
     node->loc = toLoc(mark);
@@ -240,8 +238,8 @@ std::unique_ptr<Node> parseYaml(unsigned bufferId, DiagnosticEngine &diags) {
     diags.report(stop.id, stop.loc, stop.arg);
     return nullptr;
   } catch (const YAML::Exception &e) {
-    SourceLoc loc = e.mark.is_null() ? sm.getLocForOffset(bufferId, text.size())
-                                     : builder.toLoc(e.mark);
+    SourceLoc loc =
+        e.mark.is_null() ? sm.getLocForOffset(bufferId, text.size()) : builder.toLoc(e.mark);
     diags.report(DiagID::err_yaml_syntax, loc, e.msg);
     return nullptr;
   }

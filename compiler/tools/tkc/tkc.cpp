@@ -47,12 +47,12 @@ cl::opt<std::string> inputPath(cl::Positional, cl::desc("<spec.yaml>"), cl::Requ
 cl::opt<std::string> outputPath("o", cl::desc("Write the output to <file> ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"), cl::cat(tkcCategory));
 
-cl::opt<EmitKind> emitKind(
-    "emit", cl::desc("What to emit"), cl::init(EmitKind::AST),
-    cl::values(clEnumValN(EmitKind::AST, "ast", "the located spec AST (default for now)"),
-               clEnumValN(EmitKind::IR, "ir", "kernel IR (not available yet)"),
-               clEnumValN(EmitKind::CUDA, "cuda", "CUDA C++ (not available yet)")),
-    cl::cat(tkcCategory));
+cl::opt<EmitKind>
+    emitKind("emit", cl::desc("What to emit"), cl::init(EmitKind::AST),
+             cl::values(clEnumValN(EmitKind::AST, "ast", "the located spec AST (default for now)"),
+                        clEnumValN(EmitKind::IR, "ir", "kernel IR (not available yet)"),
+                        clEnumValN(EmitKind::CUDA, "cuda", "CUDA C++ (not available yet)")),
+             cl::cat(tkcCategory));
 
 cl::opt<std::string> archName("arch",
                               cl::desc("Target architecture; overrides the spec's 'arch' "
@@ -188,18 +188,19 @@ int main(int argc, char **argv) {
       printDiagTable(llvm::outs());
       return kExitSuccess;
     }
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "tkc: compile a YAML kernel spec to CUDA C++ on kittens\n",
-                                   &llvm::errs()))
+  if (!cl::ParseCommandLineOptions(
+          argc, argv, "tkc: compile a YAML kernel spec to CUDA C++ on kittens\n", &llvm::errs()))
     return kExitUsage;
   try {
     return runCompiler();
   } catch (const tkc::InternalError &e) {
-    llvm::errs() << "tkc: internal error: " << e.what()
-                 << "\ntkc: this is a bug in tkc, not in the spec; please report it with the spec\n";
+    llvm::errs()
+        << "tkc: internal error: " << e.what()
+        << "\ntkc: this is a bug in tkc, not in the spec; please report it with the spec\n";
   } catch (const std::exception &e) {
-    llvm::errs() << "tkc: internal error: unexpected exception: " << e.what()
-                 << "\ntkc: this is a bug in tkc, not in the spec; please report it with the spec\n";
+    llvm::errs()
+        << "tkc: internal error: unexpected exception: " << e.what()
+        << "\ntkc: this is a bug in tkc, not in the spec; please report it with the spec\n";
   }
   return kExitInternalError;
 }

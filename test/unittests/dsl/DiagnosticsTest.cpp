@@ -60,8 +60,8 @@ TEST(Diagnostics, TableIdsAreUniqueAndTextsFollowTheStyle) {
     EXPECT_FALSE(info.text.endswith(".")) << info.name.str() << " ends with a period";
     char first = info.text.front();
     // Messages start lowercase (or with a quoted name, an option or "YAML").
-    EXPECT_TRUE(std::islower(static_cast<unsigned char>(first)) || first == '\'' ||
-                first == '-' || first == '{' || info.text.startswith("YAML"))
+    EXPECT_TRUE(std::islower(static_cast<unsigned char>(first)) || first == '\'' || first == '-' ||
+                first == '{' || info.text.startswith("YAML"))
         << info.name.str();
   }
 }

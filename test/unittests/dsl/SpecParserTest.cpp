@@ -19,14 +19,15 @@ TEST(SpecParser, MinimalSpecParses) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   tkc::DiagnosticEngine diags(sm, os);
-  unsigned id = sm.addBuffer("kernel: k\n"
-                             "template: lcf\n"
-                             "params: {D: [64, 128], causal: [false, true], s: 0.5}\n"
-                             "globals: {A: {dtype: bf16, dims: [M, 64]}}\n"
-                             "tiles: {a: {space: smem, dtype: bf16, shape: [64, D], stages: auto}}\n"
-                             "producer: {load: 'a = A[m]'}\n"
-                             "consumer: {compute: 'x', finish: 'y'}\n",
-                             "k.yaml");
+  unsigned id =
+      sm.addBuffer("kernel: k\n"
+                   "template: lcf\n"
+                   "params: {D: [64, 128], causal: [false, true], s: 0.5}\n"
+                   "globals: {A: {dtype: bf16, dims: [M, 64]}}\n"
+                   "tiles: {a: {space: smem, dtype: bf16, shape: [64, D], stages: auto}}\n"
+                   "producer: {load: 'a = A[m]'}\n"
+                   "consumer: {compute: 'x', finish: 'y'}\n",
+                   "k.yaml");
   auto spec = tkc::parseSpec(id, diags);
   os.flush();
   ASSERT_TRUE(spec) << errors;

@@ -60,10 +60,8 @@ public:
 
   /// Reports `id` at `loc`, formatting the table text with `args`. An invalid
   /// `loc` prints `tkc: error: message` without a snippet.
-  template <typename... Args>
-  void report(DiagID id, SourceLoc loc, const Args &...args) {
-    emit(id, loc, fmt::vformat(getDiagInfo(id).text.str(),
-                               fmt::make_format_args(args...)));
+  template <typename... Args> void report(DiagID id, SourceLoc loc, const Args &...args) {
+    emit(id, loc, fmt::vformat(getDiagInfo(id).text.str(), fmt::make_format_args(args...)));
   }
 
   unsigned getNumErrors() const { return numErrors; }

@@ -23,17 +23,15 @@ public:
   using std::logic_error::logic_error;
 };
 
-[[noreturn]] inline void internalError(const std::string &message,
-                                       const char *file, int line) {
+[[noreturn]] inline void internalError(const std::string &message, const char *file, int line) {
   throw InternalError(message + " (" + file + ":" + std::to_string(line) + ")");
 }
 
 } // namespace tkc
 
-#define TKC_INTERNAL_ASSERT(cond, message)                                    \
-  do {                                                                        \
-    if (!(cond))                                                              \
-      ::tkc::internalError(std::string("assertion '" #cond "' failed: ") +    \
-                               (message),                                     \
-                           __FILE_NAME__, __LINE__);                               \
+#define TKC_INTERNAL_ASSERT(cond, message)                                                         \
+  do {                                                                                             \
+    if (!(cond))                                                                                   \
+      ::tkc::internalError(std::string("assertion '" #cond "' failed: ") + (message),              \
+                           __FILE_NAME__, __LINE__);                                               \
   } while (false)

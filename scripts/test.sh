@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: install what is missing, then
+#   1. build with g++ (warnings as errors) and run every unit and lit test;
+#   2. build with clang under AddressSanitizer + UndefinedBehaviorSanitizer and
+#      run the unit and lit tests again;
+#   3. fuzz the spec front end for TKC_FUZZ_SECONDS (default 60).
+# GPU tests run only where an sm_90 GPU is visible; elsewhere lit reports
+# them UNSUPPORTED.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+fuzz_seconds=${TKC_FUZZ_SECONDS:-60}
+
+scripts/install-deps.sh
+scripts/check-format.sh
+
+echo "== 1/3 build and test (g++)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTKC_WERROR=ON >/dev/null
+cmake --build build -j "$jobs"
+(cd build && ctest --output-on-failure -j "$jobs")
+
+echo "== 2/3 build and test under ASan+UBSan (clang)"
+CC=clang-14 CXX=clang++-14 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DTKC_WERROR=ON -DTKC_ENABLE_SANITIZERS=ON -DTKC_ENABLE_FUZZER=ON \
+  -DTKC_ENABLE_NVCC_TESTS=OFF >/dev/null
+cmake --build build-asan -j "$jobs"
+(cd build-asan && ctest --output-on-failure -j "$jobs")
+
+echo "== 3/3 fuzz the front end for ${fuzz_seconds}s"
+corpus=build-asan/fuzz-corpus
+mkdir -p "$corpus"
+build-asan/bin/tkc-spec-fuzzer -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+  -dict=test/fuzz/tkc.dict -print_final_stats=1 \
+  "$corpus" test/Parse test/AST kernels-spec 2>&1 | tail -n 5
+echo "fuzzer: no crash, hang or sanitizer report in ${fuzz_seconds}s"
+
+echo "== summary"
+(cd build && ctest -j "$jobs" 2>&1 | tail -n 3)
