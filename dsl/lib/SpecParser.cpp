@@ -6,6 +6,7 @@
 #include "tkc/dsl/SpecParser.h"
 
 #include "tkc/dsl/InternalError.h"
+#include "tkc/dsl/StmtParser.h"
 #include "tkc/dsl/YamlTree.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -276,7 +277,10 @@ private:
     auto text = parseScalarText(*entry.value, what);
     if (!text)
       return std::nullopt;
-    return spec::StageBody{{entry.key, entry.keyLoc}, text->value, text->loc};
+    spec::StageBody body{{entry.key, entry.keyLoc}, text->value, text->loc, {}};
+    if (!parseStatements(body, diags))
+      return std::nullopt;
+    return body;
   }
 
   //===--------------------------------------------------------------------===//

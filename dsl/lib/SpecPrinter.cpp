@@ -96,8 +96,49 @@ private:
   void body(const std::optional<spec::StageBody> &stage) {
     if (!stage)
       return;
-    line(2, stage->name.loc) << stage->name.value << " @" << stage->textLoc.line << ":"
-                             << stage->textLoc.col << " \"" << escaped(stage->text) << "\"\n";
+    line(2, stage->name.loc) << stage->name.value << "\n";
+    for (const stmt::Stmt &statement : stage->stmts) {
+      if (statement.target) {
+        line(3, statement.loc) << "assign " << statement.op << "\n";
+        expr(4, *statement.target);
+      } else {
+        line(3, statement.loc) << "eval\n";
+      }
+      expr(4, *statement.value);
+    }
+  }
+
+  void expr(unsigned depth, const stmt::Expr &node) {
+    using Kind = stmt::Expr::Kind;
+    line(depth, node.loc);
+    switch (node.kind) {
+    case Kind::Name:
+      os << "name " << node.text << "\n";
+      break;
+    case Kind::Number:
+      os << "number " << node.text << "\n";
+      break;
+    case Kind::Ellipsis:
+      os << "ellipsis\n";
+      break;
+    case Kind::Unary:
+      os << "unary " << node.text << "\n";
+      break;
+    case Kind::Binary:
+      os << "binary " << node.text << "\n";
+      break;
+    case Kind::Call:
+      os << "call " << node.text << "\n";
+      break;
+    case Kind::Index:
+      os << "index\n";
+      break;
+    case Kind::Member:
+      os << "member " << node.text << "\n";
+      break;
+    }
+    for (const auto &operand : node.operands)
+      expr(depth + 1, *operand);
   }
 
   static std::string extents(const std::vector<spec::Extent> &dims) {

@@ -7,14 +7,14 @@
 /// \file
 /// The spec as the parser understood it: every declaration and every value
 /// keeps the source location it came from. The parser guarantees the schema
-/// (known keys, value kinds, value ranges, required keys present); names are
-/// not resolved here. Stage bodies are kept as text, located at their first
-/// character, until the tile-expression language parses them.
+/// (known keys, value kinds, value ranges, required keys present) and the
+/// syntax of stage bodies; names are not resolved here.
 ///
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "tkc/dsl/SourceManager.h"
+#include "tkc/dsl/StmtAST.h"
 
 #include <cstdint>
 #include <optional>
@@ -94,12 +94,13 @@ struct TileDecl {
   std::optional<Located<int64_t>> count;
 };
 
-/// A statement body such as `compute: |`. The text is not parsed yet.
+/// A statement body such as `compute: |`, parsed into statements.
 struct StageBody {
   Located<std::string> name;
   std::string text;
   /// Where the text starts in the spec (the block indicator for `|`).
   SourceLoc textLoc;
+  std::vector<stmt::Stmt> stmts;
 };
 
 /// `state: {NAME: TYPE}`: consumer registers that live across stages.

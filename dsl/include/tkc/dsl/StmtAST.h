@@ -1,0 +1,57 @@
+//===- StmtAST.h - The tile-expression statements of stage bodies -*- C++ -*-===//
+//
+// Part of tkc. See docs/SpecReference.md.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Stage bodies (`load`, `setup`, `compute`, `finish`) are short programs in a
+/// small tile-expression language close to PyTorch:
+///
+///   s = q @ k.T * scale
+///   acc += a @ b
+///   C[m, n] = gelu(acc + bias[n])
+///
+/// This header holds their syntax tree. Every node is located in the spec.
+/// Names are not resolved here.
+///
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tkc/dsl/SourceManager.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tkc::stmt {
+
+struct Expr {
+  enum class Kind {
+    Name,     ///< `acc`; text is the name
+    Number,   ///< `0.125`, `64`; text is the literal
+    Ellipsis, ///< `...` inside an index
+    Unary,    ///< `-x`; text is the operator
+    Binary,   ///< `a @ b`; text is the operator; operands are lhs, rhs
+    Call,     ///< `exp2(x)`; text is the callee; operands are the arguments
+    Index,    ///< `A[m, k]`; operands are the base, then the indices
+    Member,   ///< `k.T`; text is the member; operands[0] is the base
+  };
+
+  Kind kind;
+  std::string text;
+  std::vector<std::unique_ptr<Expr>> operands;
+  SourceLoc loc;
+};
+
+struct Stmt {
+  /// `=`, `+=`, `-=`, `*=`, `/=`, or empty for an expression statement
+  /// such as `mask(s, causal)`.
+  std::string op;
+  /// Null for an expression statement.
+  std::unique_ptr<Expr> target;
+  std::unique_ptr<Expr> value;
+  SourceLoc loc;
+};
+
+} // namespace tkc::stmt
