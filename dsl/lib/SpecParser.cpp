@@ -109,8 +109,9 @@ public:
       return std::nullopt;
 
     static const KeySpec keys[] = {
-        {"kernel", true},  {"arch", false}, {"template", true}, {"params", false},
-        {"globals", true}, {"tiles", true}, {"producer", true}, {"consumer", true},
+        {"kernel", true},  {"arch", false},    {"template", true},
+        {"params", false}, {"globals", true},  {"tiles", true},
+        {"grid", false},   {"producer", true}, {"consumer", true},
     };
     MapReader reader(root, "the spec", root.loc, keys, diags);
 
@@ -130,6 +131,8 @@ public:
       parseGlobals(*e, spec.globals);
     if (const yaml::Entry *e = reader.get("tiles"))
       parseTiles(*e, spec.tiles);
+    if (const yaml::Entry *e = reader.get("grid"))
+      parseGrid(*e, spec.grid);
     if (const yaml::Entry *e = reader.get("producer"))
       parseProducer(*e, spec.producer);
     if (const yaml::Entry *e = reader.get("consumer"))
@@ -398,10 +401,12 @@ private:
                   std::string what = "global '" + name.value + "'";
                   if (!expectKind(*entry.value, Node::Kind::Mapping, what))
                     return;
-                  static const KeySpec keys[] = {{"dtype", true}, {"dims", true}};
+                  static const KeySpec keys[] = {{"dtype", true}, {"dims", true}, {"when", false}};
                   MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
-                  spec::GlobalDecl global{name, {}, {}};
+                  spec::GlobalDecl global{name, {}, {}, nullptr};
                   bool ok = reader.get("dtype") && reader.get("dims");
+                  if (const yaml::Entry *e = reader.get("when"))
+                    ok &= parseCondition(*e->value, "'when' of " + what, global.when);
                   if (const yaml::Entry *e = reader.get("dtype")) {
                     auto dtype = parseDType(*e->value, "'dtype' of " + what);
                     ok &= dtype.has_value();
@@ -422,8 +427,8 @@ private:
                   if (!expectKind(*entry.value, Node::Kind::Mapping, what))
                     return;
                   static const KeySpec keys[] = {
-                      {"space", true}, {"dtype", true}, {"shape", true}, {"stages", false},
-                      {"of", false},   {"per", false},  {"count", false}};
+                      {"space", true}, {"dtype", true}, {"shape", true},  {"stages", false},
+                      {"of", false},   {"per", false},  {"count", false}, {"when", false}};
                   MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
                   spec::TileDecl tile;
                   tile.name = name;
@@ -479,9 +484,52 @@ private:
                     tile.count = parseInteger(*e->value, "'count' of " + what, 1, 1024);
                     ok &= tile.count.has_value();
                   }
+                  if (const yaml::Entry *e = reader.get("when"))
+                    ok &= parseCondition(*e->value, "'when' of " + what, tile.when);
                   if (ok)
                     out.push_back(std::move(tile));
                 });
+  }
+
+  bool parseCondition(const Node &node, const std::string &what, std::unique_ptr<stmt::Expr> &out) {
+    auto text = parseScalarText(node, what);
+    if (!text)
+      return false;
+    out = parseExpression(text->value, text->loc, what, diags);
+    return out != nullptr;
+  }
+
+  void parseIterVars(const yaml::Entry &section, const std::string &what,
+                     std::vector<spec::IterVar> &out) {
+    forEachDecl(section, what, /*allowEmpty=*/false,
+                [&](const Located<std::string> &name, const yaml::Entry &entry) {
+                  std::string extentWhat = "the extent of '" + name.value + "'";
+                  const Node &value = *entry.value;
+                  if (!expectKind(value, Node::Kind::Scalar, extentWhat))
+                    return;
+                  if (auto extent = parseExpression(value.value, value.loc, extentWhat, diags))
+                    out.push_back(spec::IterVar{name, std::move(extent)});
+                });
+  }
+
+  void parseGrid(const yaml::Entry &section, std::optional<spec::GridDecl> &out) {
+    if (!expectKind(*section.value, Node::Kind::Mapping, "'grid'"))
+      return;
+    static const KeySpec keys[] = {{"tasks", true}, {"loop", true}, {"order", false}};
+    MapReader reader(*section.value, "'grid'", section.keyLoc, keys, diags);
+    spec::GridDecl grid;
+    grid.loc = section.keyLoc;
+    if (const yaml::Entry *e = reader.get("tasks"))
+      parseIterVars(*e, "'tasks' of 'grid'", grid.tasks);
+    if (const yaml::Entry *e = reader.get("loop"))
+      parseIterVars(*e, "'loop' of 'grid'", grid.loop);
+    if (const yaml::Entry *e = reader.get("order")) {
+      auto order = parseEnum<std::string>(*e->value, "task order", "'order' of 'grid'",
+                                          {{"grouped", "grouped"}, {"linear", "linear"}});
+      if (order)
+        grid.order = *order;
+    }
+    out = std::move(grid);
   }
 
   std::optional<Located<int64_t>> parseWarpgroups(const MapReader &reader) {

@@ -49,9 +49,11 @@ public:
       for (const spec::ParamValue &value : param.values)
         line(2, value.loc) << kindName(value.kind) << " " << value.text << "\n";
     }
-    for (const spec::GlobalDecl &global : spec.globals)
+    for (const spec::GlobalDecl &global : spec.globals) {
       line(1, global.name.loc) << "global '" << global.name.value << "' "
                                << spelling(global.dtype.value) << extents(global.dims) << "\n";
+      when(global.when);
+    }
     for (const spec::TileDecl &tile : spec.tiles) {
       line(1, tile.name.loc) << "tile '" << tile.name.value << "' " << spelling(tile.space.value)
                              << " " << spelling(tile.dtype.value) << extents(tile.shape) << "\n";
@@ -68,6 +70,20 @@ public:
         line(2, tile.per->loc) << "per " << tile.per->value << "\n";
       if (tile.count)
         line(2, tile.count->loc) << "count " << tile.count->value << "\n";
+      when(tile.when);
+    }
+    if (spec.grid) {
+      line(1, spec.grid->loc) << "grid\n";
+      for (const spec::IterVar &var : spec.grid->tasks) {
+        line(2, var.name.loc) << "task '" << var.name.value << "'\n";
+        expr(3, *var.extent);
+      }
+      for (const spec::IterVar &var : spec.grid->loop) {
+        line(2, var.name.loc) << "loop '" << var.name.value << "'\n";
+        expr(3, *var.extent);
+      }
+      if (spec.grid->order)
+        line(2, spec.grid->order->loc) << "order " << spec.grid->order->value << "\n";
     }
     line(1, spec.producer.loc) << "producer\n";
     if (spec.producer.warpgroups)
@@ -105,7 +121,18 @@ private:
         line(3, statement.loc) << "eval\n";
       }
       expr(4, *statement.value);
+      if (statement.guard) {
+        line(4, statement.guard->loc) << "if\n";
+        expr(5, *statement.guard);
+      }
     }
+  }
+
+  void when(const std::unique_ptr<stmt::Expr> &condition) {
+    if (!condition)
+      return;
+    line(2, condition->loc) << "when\n";
+    expr(3, *condition);
   }
 
   void expr(unsigned depth, const stmt::Expr &node) {

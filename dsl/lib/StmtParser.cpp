@@ -7,8 +7,11 @@
 // Grammar (lowest precedence first; all binary operators associate left):
 //
 //   body       := stmt ((NEWLINE | ';') stmt)*
-//   stmt       := expr (('=' | '+=' | '-=' | '*=' | '/=') expr)?
-//   expr       := additive (('<' | '<=' | '>' | '>=' | '==' | '!=') additive)*
+//   stmt       := expr (('=' | '+=' | '-=' | '*=' | '/=') expr)? ('if' expr)?
+//   expr       := conj ('or' conj)*
+//   conj       := neg ('and' neg)*
+//   neg        := 'not' neg | compare
+//   compare    := additive (('<' | '<=' | '>' | '>=' | '==' | '!=') additive)*
 //   additive   := term (('+' | '-') term)*
 //   term       := unary (('*' | '/' | '@') unary)*
 //   unary      := '-' unary | postfix
@@ -202,6 +205,9 @@ private:
   size_t col = 0;
 };
 
+/// Words that are operators, never names.
+const llvm::StringRef kKeywords[] = {"if", "not", "and", "or"};
+
 /// Thrown to abandon a body at its first syntax error (already reported).
 struct SyntaxError {};
 
@@ -227,6 +233,11 @@ private:
   const Token &peek() const { return tokens[index]; }
   bool isPunct(llvm::StringRef text) const {
     return peek().kind == Token::Kind::Punct && peek().text == text;
+  }
+  /// An operator: punctuation, or one of the keywords 'and', 'or', 'not'.
+  bool isOperator(llvm::StringRef text) const {
+    return (peek().kind == Token::Kind::Punct || peek().kind == Token::Kind::Name) &&
+           peek().text == text;
   }
   Token take() { return tokens[index++]; }
 
@@ -272,12 +283,31 @@ private:
       statement.op = opToken.text;
       statement.target = std::move(lhs);
       statement.value = parseExpr();
+      parseGuard(statement);
       return statement;
     }
     statement.value = std::move(lhs);
+    parseGuard(statement);
     return statement;
   }
 
+  void parseGuard(stmt::Stmt &statement) {
+    if (!isOperator("if"))
+      return;
+    ++index;
+    statement.guard = parseExpr();
+  }
+
+public:
+  /// One expression that must make up the whole text.
+  std::unique_ptr<Expr> parseWholeExpr() {
+    std::unique_ptr<Expr> result = parseExpr();
+    if (peek().kind != Token::Kind::End)
+      fail("an operator or the end of the value");
+    return result;
+  }
+
+private:
   std::unique_ptr<Expr> binary(std::string op, SourceLoc loc, std::unique_ptr<Expr> lhs,
                                std::unique_ptr<Expr> rhs) {
     auto node = std::make_unique<Expr>();
@@ -295,7 +325,7 @@ private:
     while (true) {
       const char *matched = nullptr;
       for (const char *op : ops)
-        if (isPunct(op))
+        if (isOperator(op))
           matched = op;
       if (!matched)
         return lhs;
@@ -305,7 +335,23 @@ private:
     }
   }
 
-  std::unique_ptr<Expr> parseExpr() {
+  std::unique_ptr<Expr> parseExpr() { return parseLeftAssoc({"or"}, &Parser::parseConj); }
+  std::unique_ptr<Expr> parseConj() { return parseLeftAssoc({"and"}, &Parser::parseNeg); }
+  std::unique_ptr<Expr> parseNeg() {
+    if (!isOperator("not"))
+      return parseCompare();
+    if (++nesting > kMaxNesting)
+      fail("fewer nested operators");
+    Token op = take();
+    auto node = std::make_unique<Expr>();
+    node->kind = Expr::Kind::Unary;
+    node->text = op.text;
+    node->loc = op.loc;
+    node->operands.push_back(parseNeg());
+    --nesting;
+    return node;
+  }
+  std::unique_ptr<Expr> parseCompare() {
     return parseLeftAssoc({"<", "<=", ">", ">=", "==", "!="}, &Parser::parseAdditive);
   }
   std::unique_ptr<Expr> parseAdditive() { return parseLeftAssoc({"+", "-"}, &Parser::parseTerm); }
@@ -390,7 +436,9 @@ private:
     if (++nesting > kMaxNesting)
       fail("fewer nested parentheses and brackets");
     std::unique_ptr<Expr> result;
-    if (peek().kind == Token::Kind::Name || peek().kind == Token::Kind::Number) {
+    bool keyword = peek().kind == Token::Kind::Name &&
+                   llvm::is_contained(llvm::ArrayRef<llvm::StringRef>(kKeywords), peek().text);
+    if (!keyword && (peek().kind == Token::Kind::Name || peek().kind == Token::Kind::Number)) {
       result = std::make_unique<Expr>();
       result->kind = peek().kind == Token::Kind::Name ? Expr::Kind::Name : Expr::Kind::Number;
       result->text = peek().text;
@@ -419,6 +467,22 @@ private:
 };
 
 } // namespace
+
+std::unique_ptr<stmt::Expr> parseExpression(llvm::StringRef text, SourceLoc loc,
+                                            llvm::StringRef what, DiagnosticEngine &diags) {
+  spec::StageBody holder{{what.str(), loc}, text.str(), loc, {}};
+  Lexer lexer(text, locateLines(holder, diags.getSourceManager()));
+  std::vector<Token> tokens;
+  if (std::optional<Token> bad = lexer.run(tokens)) {
+    diags.report(DiagID::err_stmt_unexpected_character, bad->loc, bad->text, what.str());
+    return nullptr;
+  }
+  try {
+    return Parser(std::move(tokens), what.str(), diags).parseWholeExpr();
+  } catch (const SyntaxError &) {
+    return nullptr;
+  }
+}
 
 bool parseStatements(spec::StageBody &body, DiagnosticEngine &diags) {
   std::string context = "'" + body.name.value + "'";

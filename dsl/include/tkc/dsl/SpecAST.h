@@ -71,6 +71,9 @@ struct GlobalDecl {
   Located<std::string> name;
   Located<DType> dtype;
   std::vector<Extent> dims;
+  /// `when: COND`: the global exists only in instantiations where the
+  /// parameter expression COND holds. Null: always.
+  std::unique_ptr<stmt::Expr> when;
 };
 
 /// `stages:` is a number or `auto` (the compiler chooses from the budget).
@@ -92,6 +95,24 @@ struct TileDecl {
   /// `per: NAME`: who owns a copy (e.g. `consumer_warpgroup`).
   std::optional<Located<std::string>> per;
   std::optional<Located<int64_t>> count;
+  /// As for globals.
+  std::unique_ptr<stmt::Expr> when;
+};
+
+/// `NAME: EXTENT` in `grid`: an index that runs over 0 .. ceil(EXTENT)-1.
+struct IterVar {
+  Located<std::string> name;
+  std::unique_ptr<stmt::Expr> extent;
+};
+
+/// `grid:`: how the work is cut into tasks (one output tile each) and which
+/// index the producer/consumer pipeline runs over within a task.
+struct GridDecl {
+  SourceLoc loc;
+  std::vector<IterVar> tasks;
+  std::vector<IterVar> loop;
+  /// `order: grouped` (L2-friendly) or `order: linear`.
+  std::optional<Located<std::string>> order;
 };
 
 /// A statement body such as `compute: |`, parsed into statements.
@@ -133,6 +154,7 @@ struct KernelSpec {
   std::vector<ParamDecl> params;
   std::vector<GlobalDecl> globals;
   std::vector<TileDecl> tiles;
+  std::optional<GridDecl> grid;
   ProducerDecl producer;
   ConsumerDecl consumer;
 };

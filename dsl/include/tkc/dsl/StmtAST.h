@@ -31,7 +31,7 @@ struct Expr {
     Name,     ///< `acc`; text is the name
     Number,   ///< `0.125`, `64`; text is the literal
     Ellipsis, ///< `...` inside an index
-    Unary,    ///< `-x`; text is the operator
+    Unary,    ///< `-x`, `not c`; text is the operator
     Binary,   ///< `a @ b`; text is the operator; operands are lhs, rhs
     Call,     ///< `exp2(x)`; text is the callee; operands are the arguments
     Index,    ///< `A[m, k]`; operands are the base, then the indices
@@ -51,6 +51,9 @@ struct Stmt {
   /// Null for an expression statement.
   std::unique_ptr<Expr> target;
   std::unique_ptr<Expr> value;
+  /// `... if cond`: the statement is kept only where `cond`, an expression
+  /// of parameters, holds. Null when unguarded.
+  std::unique_ptr<Expr> guard;
   SourceLoc loc;
 };
 

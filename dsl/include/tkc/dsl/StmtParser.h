@@ -17,4 +17,10 @@ namespace tkc {
 /// syntax error of the body and returns false.
 bool parseStatements(spec::StageBody &body, DiagnosticEngine &diags);
 
+/// Parses `text`, written at `loc` in the spec, as one expression (e.g. the
+/// extent `M / 128` or the condition `not transpose_b`). `what` names the
+/// value in messages. Returns nullptr after reporting an error.
+std::unique_ptr<stmt::Expr> parseExpression(llvm::StringRef text, SourceLoc loc,
+                                            llvm::StringRef what, DiagnosticEngine &diags);
+
 } // namespace tkc
