@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clang_format=$(command -v clang-format-14 || echo /usr/lib/llvm-14/bin/clang-format)
-mapfile -t files < <(git ls-files 'compiler/*.cpp' 'compiler/*.h' 'dsl/*.cpp' 'dsl/*.h' \
-  'runtime/*.cpp' 'runtime/*.h' 'test/unittests/dsl/*.cpp' 'test/unittests/compiler/*.cpp' \
-  'test/fuzz/*.cpp')
+mapfile -t files < <(git ls-files \
+  'compiler/*.cpp' 'compiler/*.h' 'dsl/*.cpp' 'dsl/*.h' 'runtime/*.cpp' 'runtime/*.h' \
+  'test/unittests/dsl/*.cpp' 'test/unittests/compiler/*.cpp' 'test/unittests/emit/*.cpp' \
+  'test/unittests/runtime/*.cpp' 'test/fuzz/*.cpp')
 "$clang_format" --dry-run -Werror "${files[@]}"
 echo "clang-format: ${#files[@]} files clean"

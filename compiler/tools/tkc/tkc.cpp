@@ -10,6 +10,8 @@
 /// that cannot be read or written), 2 a bad command line, 3 an internal error.
 ///
 //===----------------------------------------------------------------------===//
+#include "tkc/Lower/SpecToIR.h"
+#include "tkc/Passes/Passes.h"
 #include "tkc/Target/Arch.h"
 #include "tkc/dsl/Diagnostics.h"
 #include "tkc/dsl/InternalError.h"
@@ -47,12 +49,12 @@ cl::opt<std::string> inputPath(cl::Positional, cl::desc("<spec.yaml>"), cl::Requ
 cl::opt<std::string> outputPath("o", cl::desc("Write the output to <file> ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"), cl::cat(tkcCategory));
 
-cl::opt<EmitKind>
-    emitKind("emit", cl::desc("What to emit"), cl::init(EmitKind::AST),
-             cl::values(clEnumValN(EmitKind::AST, "ast", "the located spec AST (default for now)"),
-                        clEnumValN(EmitKind::IR, "ir", "kernel IR (not available yet)"),
-                        clEnumValN(EmitKind::CUDA, "cuda", "CUDA C++ (not available yet)")),
-             cl::cat(tkcCategory));
+cl::opt<EmitKind> emitKind(
+    "emit", cl::desc("What to emit"), cl::init(EmitKind::AST),
+    cl::values(clEnumValN(EmitKind::AST, "ast", "the located spec AST (default for now)"),
+               clEnumValN(EmitKind::IR, "ir", "kernel IR of every instantiation, after the passes"),
+               clEnumValN(EmitKind::CUDA, "cuda", "CUDA C++ (not available yet)")),
+    cl::cat(tkcCategory));
 
 cl::opt<std::string> archName("arch",
                               cl::desc("Target architecture; overrides the spec's 'arch' "
@@ -64,6 +66,13 @@ cl::opt<unsigned> errorLimit("error-limit",
                              cl::value_desc("n"),
                              cl::init(tkc::DiagnosticEngine::kDefaultErrorLimit),
                              cl::cat(tkcCategory));
+
+cl::opt<bool> printAfterAll("print-after-all",
+                            cl::desc("Print the kernel IR after every pass (to stderr)"),
+                            cl::cat(tkcCategory));
+
+cl::opt<bool> timePasses("time-passes", cl::desc("Print the time each pass takes (to stderr)"),
+                         cl::cat(tkcCategory));
 
 cl::opt<bool> printDiagnosticTable("print-diagnostic-table",
                                    cl::desc("Print every message tkc can report, as Markdown"),
@@ -119,7 +128,7 @@ int runCompiler() {
     }
     archOverride = archName.getValue();
   }
-  if (emitKind != EmitKind::AST) {
+  if (emitKind == EmitKind::CUDA) {
     diags.report(tkc::DiagID::err_drv_emit_unavailable, tkc::SourceLoc(), emitName(emitKind));
     return kExitUsage;
   }
@@ -151,7 +160,25 @@ int runCompiler() {
 
   std::string text;
   llvm::raw_string_ostream os(text);
-  tkc::printSpec(*spec, os);
+  if (emitKind == EmitKind::AST) {
+    tkc::printSpec(*spec, os);
+  } else {
+    const tkc::ArchInfo *arch = tkc::resolveArch(*spec, archOverride, diags);
+    std::vector<tkc::Instance> instances = tkc::enumerateInstances(*spec, diags);
+    if (instances.empty())
+      return kExitInputError;
+    tkc::PipelineOptions options{printAfterAll, timePasses, &llvm::errs()};
+    for (const tkc::Instance &instance : instances) {
+      // The statements are shared by every instantiation: report the errors
+      // of the first one that fails and stop.
+      std::optional<tkc::ir::Kernel> kernel = tkc::lowerSpecToIR(*spec, instance, *arch, diags);
+      if (!kernel || !tkc::runPassPipeline(*kernel, diags, options))
+        return kExitInputError;
+      if (&instance != &instances.front())
+        os << "\n";
+      tkc::ir::printKernel(*kernel, os);
+    }
+  }
   os.flush();
 
   // Nothing is written unless everything above succeeded.

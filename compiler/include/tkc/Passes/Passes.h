@@ -1,0 +1,47 @@
+//===- Passes.h - The kernel IR passes and their pipeline --------*- C++ -*-===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tkc/IR/KernelIR.h"
+#include "tkc/dsl/Diagnostics.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tkc {
+
+/// Shared memory: sizes one stage (the TMA bytes of its tiles, 1024-aligned),
+/// chooses the stage count for `stages: auto` (the most that fit) or checks
+/// a requested one, and places the finish block at the end of the budget.
+/// Needs: lowered program. Guarantees: plan.stages, stageBytes, finishBytes,
+/// safeStages >= 1 and dynamicSharedBytes set and within the arch's limit;
+/// otherwise an error with one note per buffer.
+bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags);
+
+/// Registers: the producer warpgroup keeps 40, the consumers take the rest
+/// (a multiple of 8, at most 256); checks the accumulator fits.
+bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags);
+
+/// Synchronisation: arrivals per stage, bytes the producer arms (exactly the
+/// bytes it loads), one named barrier per consumer warpgroup for the finish
+/// (ids above the template's reserved 0 and below 13), and the task order.
+bool planSynchronization(ir::Kernel &kernel, DiagnosticEngine &diags);
+
+struct PipelineOptions {
+  bool printAfterAll = false;
+  bool timePasses = false;
+  /// Where --print-after-all and --time-passes write.
+  llvm::raw_ostream *log = nullptr;
+};
+
+/// Runs every pass in order (see Passes.def), verifying the kernel after
+/// each. Returns false after the first pass that reports an error.
+bool runPassPipeline(ir::Kernel &kernel, DiagnosticEngine &diags, const PipelineOptions &options);
+
+/// Prints the registry: flag and summary of each pass, in order.
+void printPassList(llvm::raw_ostream &os);
+
+} // namespace tkc

@@ -1,0 +1,913 @@
+//===- SpecToIR.cpp - Spec AST to kernel IR --------------------------------===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+//
+// Name resolution, condition evaluation and shape/dtype checking for one
+// instantiation, producing the program part of the kernel IR. The lcf lowering
+// understands the statement forms of a tiled matrix product and its epilogue:
+//
+//   producer load:   t = G[i, j]             (a TMA tile load per stage)
+//   consumer setup:  acc = 0
+//   consumer compute: acc += x @ y, x @ y.T, x.T @ y
+//   consumer finish: acc = acc + v[j]        (row-vector broadcast)
+//                    acc = acc + G[i, j]     (residual tile)
+//                    acc = gelu(acc)
+//                    G[i, j] = acc           (the result)
+//
+// Anything else is reported as not supported yet, at its location.
+//
+//===----------------------------------------------------------------------===//
+#include "tkc/Lower/SpecToIR.h"
+
+#include "tkc/dsl/InternalError.h"
+#include "tkc/dsl/SpecParser.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <charconv>
+#include <variant>
+
+namespace tkc {
+
+using stmt::Expr;
+
+namespace {
+
+/// A compile-time value in a condition.
+struct CondValue {
+  enum class Kind { Bool, Number, Symbol };
+  Kind kind;
+  bool boolean = false;
+  double number = 0;
+  std::string symbol;
+  /// For a parameter's value: the parameter (to check symbols against it).
+  const spec::ParamDecl *param = nullptr;
+  /// A bare name that is not a parameter: it must turn out to be a value of
+  /// the parameter it is compared with, or it is an unknown name.
+  const Expr *unresolved = nullptr;
+
+  std::string describe() const {
+    switch (kind) {
+    case Kind::Bool:
+      return boolean ? "true" : "false";
+    case Kind::Number:
+      return fmt::format("the number {}", number);
+    case Kind::Symbol:
+      return "'" + symbol + "'";
+    }
+    return "?";
+  }
+};
+
+std::string paramValueName(const spec::ParamValue &value) {
+  switch (value.kind) {
+  case spec::ParamValue::Kind::Bool:
+    return value.boolValue ? "true" : "false";
+  default:
+    return value.text;
+  }
+}
+
+class Lowering {
+public:
+  Lowering(const spec::KernelSpec &spec, const Instance &instance, const ArchInfo &arch,
+           DiagnosticEngine &diags)
+      : spec(spec), instance(instance), arch(arch), diags(diags) {}
+
+  std::optional<ir::Kernel> run() {
+    kernel.specName = spec.name.value;
+    kernel.specFile = spec.fileName;
+    kernel.name = instance.name;
+    kernel.arch = &arch;
+    for (size_t i = 0; i < spec.params.size(); ++i)
+      kernel.params.emplace_back(spec.params[i].name.value, paramValueName(*instance.values[i]));
+    kernel.consumerWarpgroups =
+        spec.consumer.warpgroups ? static_cast<int>(spec.consumer.warpgroups->value) : 1;
+
+    unsigned errorsBefore = diags.getNumErrors();
+    declareGlobals();
+    declareTiles();
+    declareGrid();
+    declareState();
+    if (diags.getNumErrors() != errorsBefore)
+      return std::nullopt;
+
+    lowerLoads();
+    lowerSetup();
+    lowerCompute();
+    lowerFinish();
+    if (diags.getNumErrors() != errorsBefore)
+      return std::nullopt;
+    checkEveryLoadIsUsed();
+    if (diags.getNumErrors() != errorsBefore)
+      return std::nullopt;
+    return std::move(kernel);
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Conditions
+  //===--------------------------------------------------------------------===//
+
+  const spec::ParamDecl *findParam(llvm::StringRef name) const {
+    for (const spec::ParamDecl &param : spec.params)
+      if (param.name.value == name)
+        return &param;
+    return nullptr;
+  }
+
+  const spec::ParamValue &valueOf(const spec::ParamDecl &param) const {
+    return *instance.values[&param - spec.params.data()];
+  }
+
+  static bool paramHasSymbol(const spec::ParamDecl &param, llvm::StringRef symbol) {
+    return llvm::any_of(param.values, [&](const spec::ParamValue &v) {
+      return v.kind == spec::ParamValue::Kind::Name && v.text == symbol;
+    });
+  }
+
+  static std::string paramValueList(const spec::ParamDecl &param) {
+    llvm::SmallVector<std::string, 8> names;
+    for (const spec::ParamValue &value : param.values)
+      names.push_back(paramValueName(value));
+    return llvm::join(names, ", ");
+  }
+
+  std::optional<CondValue> evalCond(const Expr &expr, const std::string &what) {
+    switch (expr.kind) {
+    case Expr::Kind::Name: {
+      if (expr.text == "true" || expr.text == "false")
+        return CondValue{CondValue::Kind::Bool, expr.text == "true", 0, {}, nullptr};
+      if (const spec::ParamDecl *param = findParam(expr.text)) {
+        const spec::ParamValue &value = valueOf(*param);
+        switch (value.kind) {
+        case spec::ParamValue::Kind::Bool:
+          return CondValue{CondValue::Kind::Bool, value.boolValue, 0, {}, param};
+        case spec::ParamValue::Kind::Int:
+          return CondValue{
+              CondValue::Kind::Number, false, static_cast<double>(value.intValue), {}, param};
+        case spec::ParamValue::Kind::Float:
+          return CondValue{CondValue::Kind::Number, false, value.floatValue, {}, param};
+        case spec::ParamValue::Kind::Name:
+          return CondValue{CondValue::Kind::Symbol, false, 0, value.text, param};
+        }
+      }
+      // A bare name is checked against the parameter it is compared with; a
+      // typo must never make a condition silently false.
+      return CondValue{CondValue::Kind::Symbol, false, 0, expr.text, nullptr, &expr};
+    }
+    case Expr::Kind::Number: {
+      double number = 0;
+      auto [ptr, ec] =
+          std::from_chars(expr.text.data(), expr.text.data() + expr.text.size(), number);
+      if (ec != std::errc() || ptr != expr.text.data() + expr.text.size()) {
+        diags.report(DiagID::err_expected_number, expr.loc, what, expr.text);
+        return std::nullopt;
+      }
+      return CondValue{CondValue::Kind::Number, false, number, {}, nullptr};
+    }
+    case Expr::Kind::Unary: {
+      auto operand = evalCond(*expr.operands[0], what);
+      if (!operand)
+        return std::nullopt;
+      if (expr.text == "not") {
+        if (!expectBool(*operand, *expr.operands[0], what))
+          return std::nullopt;
+        return CondValue{CondValue::Kind::Bool, !operand->boolean, 0, {}, nullptr};
+      }
+      if (operand->kind != CondValue::Kind::Number) {
+        if (operand->unresolved) {
+          reportUnknownName(*operand->unresolved, what, paramNames());
+          return std::nullopt;
+        }
+        break;
+      }
+      return CondValue{CondValue::Kind::Number, false, -operand->number, {}, nullptr};
+    }
+    case Expr::Kind::Binary: {
+      auto lhs = evalCond(*expr.operands[0], what);
+      auto rhs = lhs ? evalCond(*expr.operands[1], what) : std::nullopt;
+      if (!lhs || !rhs)
+        return std::nullopt;
+      return evalBinary(expr, *lhs, *rhs, what);
+    }
+    default:
+      break;
+    }
+    diags.report(DiagID::err_sema_bad_condition, expr.loc, "this expression");
+    return std::nullopt;
+  }
+
+  std::optional<CondValue> evalBinary(const Expr &expr, const CondValue &lhs, const CondValue &rhs,
+                                      const std::string &what) {
+    llvm::StringRef op = expr.text;
+    auto boolean = [](bool b) { return CondValue{CondValue::Kind::Bool, b, 0, {}, nullptr}; };
+    if (op == "and" || op == "or") {
+      if (!expectBool(lhs, *expr.operands[0], what) || !expectBool(rhs, *expr.operands[1], what))
+        return std::nullopt;
+      return boolean(op == "and" ? lhs.boolean && rhs.boolean : lhs.boolean || rhs.boolean);
+    }
+    if (op == "==" || op == "!=") {
+      for (const CondValue *side : {&lhs, &rhs})
+        if (side->unresolved && !(side == &lhs ? rhs : lhs).param) {
+          reportUnknownName(*side->unresolved, what, paramNames());
+          return std::nullopt;
+        }
+      if (lhs.kind != rhs.kind) {
+        diags.report(DiagID::err_sema_bad_condition, expr.loc,
+                     "comparing " + lhs.describe() + " with " + rhs.describe());
+        return std::nullopt;
+      }
+      // A bare name compared with a parameter must be one of its values.
+      for (auto [param, symbol] : {std::pair{lhs.param, &rhs}, std::pair{rhs.param, &lhs}}) {
+        if (!symbol->unresolved)
+          continue;
+        if (!param) {
+          reportUnknownName(*symbol->unresolved, what, paramNames());
+          return std::nullopt;
+        }
+        if (!paramHasSymbol(*param, symbol->symbol)) {
+          diags.report(DiagID::err_sema_not_param_value, symbol->unresolved->loc, symbol->symbol,
+                       param->name.value, paramValueList(*param));
+          return std::nullopt;
+        }
+      }
+      bool equal = lhs.kind == CondValue::Kind::Bool     ? lhs.boolean == rhs.boolean
+                   : lhs.kind == CondValue::Kind::Number ? lhs.number == rhs.number
+                                                         : lhs.symbol == rhs.symbol;
+      return boolean(op == "==" ? equal : !equal);
+    }
+    if (op == "<" || op == "<=" || op == ">" || op == ">=") {
+      for (const CondValue *side : {&lhs, &rhs})
+        if (side->unresolved) {
+          reportUnknownName(*side->unresolved, what, paramNames());
+          return std::nullopt;
+        }
+      if (lhs.kind != CondValue::Kind::Number || rhs.kind != CondValue::Kind::Number) {
+        diags.report(DiagID::err_sema_bad_condition, expr.loc,
+                     "ordering " + lhs.describe() + " and " + rhs.describe());
+        return std::nullopt;
+      }
+      bool result = op == "<"    ? lhs.number < rhs.number
+                    : op == "<=" ? lhs.number <= rhs.number
+                    : op == ">"  ? lhs.number > rhs.number
+                                 : lhs.number >= rhs.number;
+      return boolean(result);
+    }
+    diags.report(DiagID::err_sema_bad_condition, expr.loc, "'" + expr.text + "'");
+    return std::nullopt;
+  }
+
+  bool expectBool(const CondValue &value, const Expr &expr, const std::string &what) {
+    if (value.kind == CondValue::Kind::Bool)
+      return true;
+    if (value.unresolved) {
+      reportUnknownName(*value.unresolved, what, paramNames());
+      return false;
+    }
+    diags.report(DiagID::err_sema_not_condition, expr.loc, what, value.describe());
+    return false;
+  }
+
+  /// Whether a declaration or statement guarded by `cond` is part of this
+  /// instantiation. std::nullopt after an error.
+  std::optional<bool> holds(const Expr *cond, const std::string &what) {
+    if (!cond)
+      return true;
+    auto value = evalCond(*cond, what);
+    if (!value)
+      return std::nullopt;
+    if (!expectBool(*value, *cond, what))
+      return std::nullopt;
+    return value->boolean;
+  }
+
+  std::vector<llvm::StringRef> paramNames() const {
+    std::vector<llvm::StringRef> names;
+    for (const spec::ParamDecl &param : spec.params)
+      names.push_back(param.name.value);
+    return names;
+  }
+
+  void reportUnknownName(const Expr &expr, const std::string &what,
+                         llvm::ArrayRef<llvm::StringRef> candidates) {
+    std::string suggestion = suggestSpelling(expr.text, candidates);
+    if (suggestion.empty())
+      diags.report(DiagID::err_sema_unknown_name, expr.loc, expr.text, what);
+    else
+      diags.report(DiagID::err_sema_unknown_name_suggest, expr.loc, expr.text, what, suggestion);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Declarations
+  //===--------------------------------------------------------------------===//
+
+  /// Every name a statement may use, with where it was declared.
+  bool declareName(const std::string &name, SourceLoc loc, const char *kind) {
+    auto [it, inserted] = declared.try_emplace(name, loc);
+    if (inserted)
+      return true;
+    diags.report(DiagID::err_sema_duplicate_name, loc, name, kind);
+    diags.report(DiagID::note_declared_here, it->second, name);
+    return false;
+  }
+
+  static ir::Size toSize(const spec::Extent &extent) {
+    return extent.isNumber() ? ir::Size{*extent.number, {}} : ir::Size{std::nullopt, extent.name};
+  }
+
+  void declareGlobals() {
+    for (const spec::ParamDecl &param : spec.params)
+      declareName(param.name.value, param.name.loc, "as a parameter");
+    for (const spec::GlobalDecl &global : spec.globals) {
+      auto active = holds(global.when.get(), "the 'when' of global '" + global.name.value + "'");
+      if (!active || !*active)
+        continue;
+      if (!declareName(global.name.value, global.name.loc, "as a global"))
+        continue;
+      ir::Global g{global.name.value, global.dtype.value, {}, global.name.loc};
+      for (const spec::Extent &dim : global.dims)
+        g.dims.push_back(toSize(dim));
+      globalIndex[global.name.value] = static_cast<unsigned>(kernel.globals.size());
+      kernel.globals.push_back(std::move(g));
+    }
+  }
+
+  void declareTiles() {
+    const spec::TileDecl *firstStaged = nullptr;
+    for (const spec::TileDecl &tile : spec.tiles) {
+      auto active = holds(tile.when.get(), "the 'when' of tile '" + tile.name.value + "'");
+      if (!active || !*active)
+        continue;
+      if (!declareName(tile.name.value, tile.name.loc, "as a tile"))
+        continue;
+      if (tile.space.value != spec::MemSpace::Shared) {
+        diags.report(DiagID::err_sema_unsupported, tile.space.loc, "a register tile",
+                     "declare consumer registers under 'state'");
+        continue;
+      }
+      for (const char *key : {"of", "per", "count"}) {
+        bool present = (key[0] == 'o' && !tile.of.empty()) || (key[0] == 'p' && tile.per) ||
+                       (key[0] == 'c' && tile.count);
+        if (present)
+          diags.report(DiagID::err_sema_unsupported, tile.name.loc,
+                       fmt::format("'{}' on a tile", key), "it arrives with attention");
+      }
+      if (tile.shape.size() != 2) {
+        diags.report(DiagID::err_sema_tile_dims, tile.name.loc, tile.name.value, tile.shape.size());
+        continue;
+      }
+      bool constant = true;
+      for (const spec::Extent &extent : tile.shape)
+        if (!extent.isNumber()) {
+          diags.report(DiagID::err_sema_unsupported, extent.loc,
+                       "a tile extent given by name ('" + extent.name + "')",
+                       "write the number, or make it a parameter (coming with attention)");
+          constant = false;
+        }
+      if (!constant)
+        continue;
+      if (tile.stages) {
+        if (firstStaged && firstStaged->stages &&
+            (firstStaged->stages->isAuto != tile.stages->isAuto ||
+             firstStaged->stages->count != tile.stages->count)) {
+          auto show = [](const spec::StageCount &s) {
+            return s.isAuto ? std::string("auto") : std::to_string(s.count);
+          };
+          diags.report(DiagID::err_sema_stage_count, tile.stages->loc, firstStaged->name.value,
+                       show(*firstStaged->stages), tile.name.value, show(*tile.stages));
+        } else if (!firstStaged) {
+          firstStaged = &tile;
+          kernel.requestedStages = *tile.stages;
+        }
+      }
+      tileIndex[tile.name.value] = static_cast<unsigned>(kernel.stageTiles.size());
+      kernel.stageTiles.push_back(ir::StageTile{tile.name.value, tile.dtype.value,
+                                                *tile.shape[0].number, *tile.shape[1].number,
+                                                tile.name.loc});
+    }
+  }
+
+  /// `M / 128` as (size M, step 128).
+  std::optional<std::pair<ir::Size, int64_t>> parseIterExtent(const Expr &expr,
+                                                              const std::string &what) {
+    if (expr.kind == Expr::Kind::Binary && expr.text == "/" &&
+        expr.operands[0]->kind == Expr::Kind::Name &&
+        expr.operands[1]->kind == Expr::Kind::Number) {
+      int64_t step = 0;
+      const std::string &text = expr.operands[1]->text;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), step);
+      if (ec == std::errc() && ptr == text.data() + text.size() && step > 0)
+        return std::pair{ir::Size{std::nullopt, expr.operands[0]->text}, step};
+    }
+    if (expr.kind == Expr::Kind::Name)
+      return std::pair{ir::Size{std::nullopt, expr.text}, int64_t{1}};
+    diags.report(DiagID::err_sema_extent_form, expr.loc, what, "another expression");
+    return std::nullopt;
+  }
+
+  void declareGrid() {
+    if (!spec.grid || spec.grid->tasks.empty() || spec.grid->loop.empty()) {
+      diags.report(DiagID::err_sema_needs_grid, spec.grid ? spec.grid->loc : spec.name.loc);
+      return;
+    }
+    if (spec.grid->loop.size() != 1) {
+      diags.report(DiagID::err_sema_one_loop, spec.grid->loop[1].name.loc, spec.grid->loop.size());
+      return;
+    }
+    auto declareVar = [&](const spec::IterVar &var) -> std::optional<ir::IterVar> {
+      if (!declareName(var.name.value, var.name.loc, "as a grid index"))
+        return std::nullopt;
+      auto extent = parseIterExtent(*var.extent, "the extent of '" + var.name.value + "'");
+      if (!extent)
+        return std::nullopt;
+      return ir::IterVar{var.name.value, extent->first, extent->second, var.name.loc};
+    };
+    for (const spec::IterVar &var : spec.grid->tasks)
+      if (auto lowered = declareVar(var))
+        kernel.tasks.push_back(*lowered);
+    if (auto lowered = declareVar(spec.grid->loop[0]))
+      kernel.loop = *lowered;
+    kernel.groupedOrder = !spec.grid->order || spec.grid->order->value == "grouped";
+  }
+
+  void declareState() {
+    for (const spec::StateDecl &state : spec.consumer.state) {
+      if (!declareName(state.name.value, state.name.loc, "as consumer state"))
+        continue;
+      // "f32[128, 256]"
+      llvm::StringRef type = llvm::StringRef(state.type.value).trim();
+      auto bad = [&] {
+        diags.report(DiagID::err_sema_state_type, state.type.loc, state.name.value,
+                     state.type.value);
+      };
+      auto [dtypeText, rest] = type.split('[');
+      dtypeText = dtypeText.trim();
+      if (!rest.consume_back("]")) {
+        bad();
+        continue;
+      }
+      llvm::SmallVector<llvm::StringRef, 4> dims;
+      rest.split(dims, ',');
+      int64_t rows = 0, cols = 0;
+      if (dims.size() != 2 || dims[0].trim().getAsInteger(10, rows) ||
+          dims[1].trim().getAsInteger(10, cols) || rows <= 0 || cols <= 0) {
+        bad();
+        continue;
+      }
+      std::optional<spec::DType> dtype;
+      for (spec::DType candidate : {spec::DType::BF16, spec::DType::F16, spec::DType::F32})
+        if (dtypeText == spec::spelling(candidate))
+          dtype = candidate;
+      if (!dtype) {
+        bad();
+        continue;
+      }
+      if (*dtype != spec::DType::F32) {
+        diags.report(DiagID::err_sema_dtype, state.type.loc,
+                     "the accumulator '" + state.name.value + "'", "f32", spelling(*dtype));
+        continue;
+      }
+      int64_t wantRows = 64 * kernel.consumerWarpgroups;
+      if (rows != wantRows) {
+        diags.report(DiagID::err_sema_state_rows, state.type.loc, state.name.value, rows,
+                     kernel.consumerWarpgroups, wantRows);
+        continue;
+      }
+      stateIndex[state.name.value] = static_cast<unsigned>(kernel.state.size());
+      kernel.state.push_back(ir::State{state.name.value, *dtype, rows, cols, state.name.loc});
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Statements
+  //===--------------------------------------------------------------------===//
+
+  /// The statements of `body` that this instantiation keeps.
+  std::vector<const stmt::Stmt *> activeStatements(const std::optional<spec::StageBody> &body) {
+    std::vector<const stmt::Stmt *> out;
+    if (!body)
+      return out;
+    for (const stmt::Stmt &statement : body->stmts) {
+      auto keep = holds(statement.guard.get(),
+                        "the condition of a statement in '" + body->name.value + "'");
+      if (keep && *keep)
+        out.push_back(&statement);
+    }
+    return out;
+  }
+
+  std::vector<llvm::StringRef> declaredNames() const {
+    std::vector<llvm::StringRef> names;
+    for (const auto &entry : declared)
+      names.push_back(entry.getKey());
+    llvm::sort(names);
+    return names;
+  }
+
+  /// Checks that `name` is declared; reports it otherwise.
+  bool known(const Expr &name, const std::string &what) {
+    if (declared.count(name.text))
+      return true;
+    reportUnknownName(name, what, declaredNames());
+    return false;
+  }
+
+  const ir::IterVar *findIterVar(llvm::StringRef name) const {
+    for (const ir::IterVar &var : kernel.tasks)
+      if (var.name == name)
+        return &var;
+    if (kernel.loop.name == name)
+      return &kernel.loop;
+    return nullptr;
+  }
+
+  /// `G[i, j]` addressed in units of a `rows x cols` tile (cols only for a
+  /// vector): checks each index and returns the coordinates.
+  std::optional<std::pair<unsigned, std::vector<ir::Coord>>>
+  lowerAccess(const Expr &access, std::vector<int64_t> span, const std::string &what,
+              const std::string &unitName) {
+    TKC_INTERNAL_ASSERT(access.kind == Expr::Kind::Index, "lowerAccess needs an index");
+    const Expr &base = *access.operands[0];
+    if (base.kind != Expr::Kind::Name || !known(base, what))
+      return std::nullopt;
+    auto it = globalIndex.find(base.text);
+    if (it == globalIndex.end()) {
+      diags.report(DiagID::err_sema_not_global, base.loc, base.text, what);
+      return std::nullopt;
+    }
+    const ir::Global &global = kernel.globals[it->second];
+    size_t numIndices = access.operands.size() - 1;
+    if (numIndices != global.dims.size()) {
+      diags.report(DiagID::err_sema_index_count, access.loc, global.name, global.dims.size(),
+                   numIndices);
+      return std::nullopt;
+    }
+    // The tile spans the last span.size() dimensions of the global.
+    size_t firstSpanned = global.dims.size() - std::min(span.size(), global.dims.size());
+    std::vector<ir::Coord> coords;
+    bool ok = true;
+    for (size_t d = 0; d < numIndices; ++d) {
+      const Expr &index = *access.operands[d + 1];
+      if (index.kind == Expr::Kind::Number && index.text == "0") {
+        coords.push_back(ir::Coord{});
+        continue;
+      }
+      const ir::IterVar *var = index.kind == Expr::Kind::Name ? findIterVar(index.text) : nullptr;
+      if (!var) {
+        if (index.kind == Expr::Kind::Name && !declared.count(index.text)) {
+          reportUnknownName(index, what, declaredNames());
+        } else {
+          std::string found = index.kind == Expr::Kind::Name ? "'" + index.text + "'"
+                                                             : std::string("an expression");
+          diags.report(DiagID::err_sema_index_not_var, index.loc, d + 1, global.name, found);
+        }
+        ok = false;
+        continue;
+      }
+      int64_t tileSpan = d >= firstSpanned ? span[d - firstSpanned] : 1;
+      if (!(var->size == global.dims[d])) {
+        diags.report(DiagID::err_sema_index_size, index.loc, var->name, var->size.str(), d + 1,
+                     global.name, global.dims[d].str());
+        ok = false;
+      } else if (var->step != tileSpan) {
+        diags.report(DiagID::err_sema_index_step, index.loc, var->name, var->step, unitName,
+                     tileSpan, d + 1, global.name, global.dims[d].str());
+        ok = false;
+      }
+      coords.push_back(ir::Coord{var->name});
+    }
+    if (!ok)
+      return std::nullopt;
+    return std::pair{static_cast<unsigned>(it->second), std::move(coords)};
+  }
+
+  void unsupported(const stmt::Stmt &statement, const std::string &body, const char *hint) {
+    diags.report(DiagID::err_sema_unsupported, statement.loc, "this statement in '" + body + "'",
+                 hint);
+  }
+
+  void lowerLoads() {
+    for (const stmt::Stmt *statement : activeStatements(spec.producer.load)) {
+      const std::string what = "'load'";
+      if (statement->op != "=" || statement->target->kind != Expr::Kind::Name ||
+          statement->value->kind != Expr::Kind::Index) {
+        unsupported(*statement, "load", "write 'tile = Global[i, j]'");
+        continue;
+      }
+      const Expr &target = *statement->target;
+      if (!known(target, what))
+        continue;
+      auto tile = tileIndex.find(target.text);
+      if (tile == tileIndex.end()) {
+        diags.report(DiagID::err_sema_load_target, target.loc, target.text);
+        continue;
+      }
+      const ir::StageTile &t = kernel.stageTiles[tile->second];
+      auto access = lowerAccess(*statement->value, {t.rows, t.cols}, what, "tile '" + t.name + "'");
+      if (!access)
+        continue;
+      const ir::Global &g = kernel.globals[access->first];
+      if (g.dtype != t.dtype) {
+        diags.report(DiagID::err_sema_dtype, statement->value->loc,
+                     "global '" + g.name + "' loaded into tile '" + t.name + "'", spelling(t.dtype),
+                     spelling(g.dtype));
+        continue;
+      }
+      if (t.dtype != spec::DType::BF16) {
+        diags.report(DiagID::err_sema_dtype, t.loc, "tile '" + t.name + "'", "bf16",
+                     spelling(t.dtype));
+        continue;
+      }
+      kernel.loads.push_back(
+          ir::Load{tile->second, access->first, std::move(access->second), statement->loc});
+    }
+  }
+
+  /// `acc` naming consumer state; reports otherwise.
+  std::optional<unsigned> stateRef(const Expr &expr, const std::string &what) {
+    if (expr.kind != Expr::Kind::Name)
+      return std::nullopt;
+    if (!known(expr, what))
+      return std::nullopt;
+    auto it = stateIndex.find(expr.text);
+    if (it == stateIndex.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+  void lowerSetup() {
+    for (const stmt::Stmt *statement : activeStatements(spec.consumer.setup)) {
+      auto acc = statement->target ? stateRef(*statement->target, "'setup'") : std::nullopt;
+      if (!acc || statement->op != "=" || statement->value->kind != Expr::Kind::Number ||
+          statement->value->text != "0") {
+        unsupported(*statement, "setup", "only 'acc = 0' is lowered today");
+        continue;
+      }
+      kernel.zeroInit.push_back(*acc);
+    }
+  }
+
+  /// A stage tile used as a matrix operand, maybe transposed (`b.T`).
+  std::optional<std::pair<unsigned, bool>> operand(const Expr &expr, const std::string &what) {
+    bool transposed = false;
+    const Expr *base = &expr;
+    if (expr.kind == Expr::Kind::Member && expr.text == "T") {
+      transposed = true;
+      base = expr.operands[0].get();
+    }
+    if (base->kind != Expr::Kind::Name || !known(*base, what))
+      return std::nullopt;
+    auto it = tileIndex.find(base->text);
+    if (it == tileIndex.end()) {
+      diags.report(DiagID::err_sema_unsupported, base->loc,
+                   "'" + base->text + "' as a matrix operand",
+                   "operands come from the stage's shared-memory tiles");
+      return std::nullopt;
+    }
+    return std::pair{static_cast<unsigned>(it->second), transposed};
+  }
+
+  static std::string shapeText(int64_t rows, int64_t cols) {
+    return fmt::format("[{}, {}]", rows, cols);
+  }
+
+  void lowerCompute() {
+    unsigned errorsBefore = diags.getNumErrors();
+    auto statements = activeStatements(spec.consumer.compute);
+    for (const stmt::Stmt *statement : statements) {
+      const std::string what = "'compute'";
+      const Expr *value = statement->value.get();
+      auto acc = statement->target ? stateRef(*statement->target, what) : std::nullopt;
+      if (!acc || statement->op != "+=" || value->kind != Expr::Kind::Binary ||
+          value->text != "@") {
+        unsupported(*statement, "compute", "write 'acc += a @ b' (either operand may be '.T')");
+        continue;
+      }
+      auto a = operand(*value->operands[0], what);
+      auto b = operand(*value->operands[1], what);
+      if (!a || !b)
+        continue;
+      const ir::StageTile &ta = kernel.stageTiles[a->first];
+      const ir::StageTile &tb = kernel.stageTiles[b->first];
+      int64_t aRows = a->second ? ta.cols : ta.rows, aCols = a->second ? ta.rows : ta.cols;
+      int64_t bRows = b->second ? tb.cols : tb.rows, bCols = b->second ? tb.rows : tb.cols;
+      if (aCols != bRows) {
+        diags.report(DiagID::err_sema_shape, value->loc, "the matrix product",
+                     shapeText(aRows, aCols), shapeText(bRows, bCols));
+        continue;
+      }
+      const ir::State &s = kernel.state[*acc];
+      if (s.rows != aRows || s.cols != bCols) {
+        diags.report(DiagID::err_sema_shape, statement->loc, "the accumulation",
+                     "'" + s.name + "' " + shapeText(s.rows, s.cols),
+                     "the product " + shapeText(aRows, bCols));
+        continue;
+      }
+      if (a->second) {
+        diags.report(DiagID::err_sema_unsupported, value->operands[0]->loc,
+                     "a transposed left operand", "load the tile in the layout you multiply");
+        continue;
+      }
+      if (aCols != 64) {
+        diags.report(DiagID::err_sema_tile_width, value->loc, "the product's K", aCols);
+        continue;
+      }
+      if (bCols % 64 != 0 || bCols > 256) {
+        diags.report(DiagID::err_sema_tile_n, value->operands[1]->loc, tb.name, bCols);
+        continue;
+      }
+      if (!llvm::is_contained(kernel.zeroInit, *acc)) {
+        diags.report(DiagID::err_sema_accumulator_unset, statement->target->loc, s.name);
+        continue;
+      }
+      if (!kernel.mmas.empty()) {
+        unsupported(*statement, "compute", "one matrix product per stage");
+        continue;
+      }
+      kernel.mmas.push_back(
+          ir::Mma{*acc, a->first, b->first, a->second, b->second, true, statement->loc});
+    }
+    if (kernel.mmas.empty() && diags.getNumErrors() == errorsBefore)
+      diags.report(DiagID::err_sema_missing_mma,
+                   spec.consumer.compute ? spec.consumer.compute->name.loc : spec.consumer.loc);
+  }
+
+  void lowerFinish() {
+    unsigned errorsBefore = diags.getNumErrors();
+    for (const stmt::Stmt *statement : activeStatements(spec.consumer.finish)) {
+      const std::string what = "'finish'";
+      if (statement->op != "=" || !statement->target) {
+        unsupported(*statement, "finish", "write 'acc = ...' or 'C[m, n] = acc'");
+        continue;
+      }
+      const Expr &target = *statement->target;
+      if (target.kind == Expr::Kind::Index) {
+        lowerStore(*statement, what);
+        continue;
+      }
+      auto acc = stateRef(target, what);
+      if (!acc) {
+        unsupported(*statement, "finish", "assign to consumer state or store to a global");
+        continue;
+      }
+      const ir::State &s = kernel.state[*acc];
+      const Expr &value = *statement->value;
+      // acc = gelu(acc)
+      if (value.kind == Expr::Kind::Call && value.text == "gelu" && value.operands.size() == 1 &&
+          value.operands[0]->kind == Expr::Kind::Name && value.operands[0]->text == s.name) {
+        kernel.epilogue.push_back(
+            ir::EpilogueOp{ir::EpilogueOp::Kind::Gelu, *acc, std::nullopt, {}, statement->loc});
+        continue;
+      }
+      // acc = acc + G[...]
+      if (value.kind == Expr::Kind::Binary && value.text == "+" &&
+          value.operands[0]->kind == Expr::Kind::Name && value.operands[0]->text == s.name &&
+          value.operands[1]->kind == Expr::Kind::Index) {
+        const Expr &access = *value.operands[1];
+        bool vector = access.operands.size() == 2 && globalRank(access) == 1;
+        auto lowered = vector ? lowerAccess(access, {s.cols}, what, "a row of '" + s.name + "'")
+                              : lowerAccess(access, {s.rows, s.cols}, what, "'" + s.name + "'");
+        if (!lowered)
+          continue;
+        kernel.epilogue.push_back(ir::EpilogueOp{
+            vector ? ir::EpilogueOp::Kind::AddRowVector : ir::EpilogueOp::Kind::AddTile, *acc,
+            lowered->first, std::move(lowered->second), statement->loc});
+        continue;
+      }
+      unsupported(*statement, "finish",
+                  "the epilogue lowers 'acc = acc + v[j]', 'acc = acc + G[i, j]' and "
+                  "'acc = gelu(acc)' today");
+    }
+    if (!kernel.store && diags.getNumErrors() == errorsBefore)
+      diags.report(DiagID::err_sema_missing_store,
+                   spec.consumer.finish ? spec.consumer.finish->name.loc : spec.consumer.loc);
+  }
+
+  /// Rank of the global an access names, or 0 if it is not a known global.
+  size_t globalRank(const Expr &access) const {
+    const Expr &base = *access.operands[0];
+    auto it = globalIndex.find(base.text);
+    return it == globalIndex.end() ? 0 : kernel.globals[it->second].dims.size();
+  }
+
+  void lowerStore(const stmt::Stmt &statement, const std::string &what) {
+    auto acc = stateRef(*statement.value, what);
+    if (!acc) {
+      unsupported(statement, "finish", "store consumer state: 'C[m, n] = acc'");
+      return;
+    }
+    const ir::State &s = kernel.state[*acc];
+    auto access = lowerAccess(*statement.target, {s.rows, s.cols}, what, "'" + s.name + "'");
+    if (!access)
+      return;
+    const ir::Global &g = kernel.globals[access->first];
+    if (g.dtype != spec::DType::BF16) {
+      diags.report(DiagID::err_sema_dtype, statement.target->loc,
+                   "the result global '" + g.name + "'", "bf16", spelling(g.dtype));
+      return;
+    }
+    if (kernel.store) {
+      unsupported(statement, "finish", "one store of the result per task");
+      return;
+    }
+    kernel.store = ir::Store{access->first, *acc, std::move(access->second), statement.loc};
+  }
+
+  void checkEveryLoadIsUsed() {
+    for (const ir::Load &load : kernel.loads) {
+      bool used = llvm::any_of(kernel.mmas, [&](const ir::Mma &mma) {
+        return mma.a == load.tile || mma.b == load.tile;
+      });
+      if (!used)
+        diags.report(DiagID::err_sema_unused_load, load.loc, kernel.stageTiles[load.tile].name);
+    }
+  }
+
+  const spec::KernelSpec &spec;
+  const Instance &instance;
+  const ArchInfo &arch;
+  DiagnosticEngine &diags;
+  ir::Kernel kernel;
+  llvm::StringMap<SourceLoc> declared;
+  llvm::StringMap<unsigned> globalIndex, tileIndex, stateIndex;
+};
+
+std::string sanitize(std::string text) {
+  for (char &c : text)
+    if (!llvm::isAlnum(c) && c != '_')
+      c = c == '-' ? 'm' : '_';
+  return text;
+}
+
+std::string instanceSuffix(const spec::ParamDecl &param, const spec::ParamValue &value) {
+  switch (value.kind) {
+  case spec::ParamValue::Kind::Bool:
+    return value.boolValue ? param.name.value : "";
+  case spec::ParamValue::Kind::Name:
+    return value.text;
+  case spec::ParamValue::Kind::Int:
+    return param.name.value + (value.intValue < 0 ? "m" + std::to_string(-value.intValue)
+                                                  : std::to_string(value.intValue));
+  case spec::ParamValue::Kind::Float:
+    return sanitize(param.name.value + value.text);
+  }
+  return "";
+}
+
+} // namespace
+
+std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, DiagnosticEngine &diags) {
+  size_t count = 1;
+  for (const spec::ParamDecl &param : spec.params) {
+    count *= param.values.size();
+    if (count > kMaxInstances) {
+      diags.report(DiagID::err_sema_too_many_instances, param.name.loc, count, kMaxInstances);
+      return {};
+    }
+  }
+  std::vector<Instance> instances;
+  for (size_t i = 0; i < count; ++i) {
+    Instance instance;
+    size_t rest = i;
+    std::vector<size_t> choice(spec.params.size());
+    for (size_t p = spec.params.size(); p-- > 0;) {
+      choice[p] = rest % spec.params[p].values.size();
+      rest /= spec.params[p].values.size();
+    }
+    instance.name = spec.name.value;
+    for (size_t p = 0; p < spec.params.size(); ++p) {
+      const spec::ParamValue &value = spec.params[p].values[choice[p]];
+      instance.values.push_back(&value);
+      std::string suffix = instanceSuffix(spec.params[p], value);
+      if (!suffix.empty())
+        instance.name += "_" + suffix;
+    }
+    instances.push_back(std::move(instance));
+  }
+  // Short names can collide (two boolean parameters, one true each): then
+  // every instance spells out every parameter.
+  llvm::StringSet<> names;
+  bool unique =
+      llvm::all_of(instances, [&](const Instance &i) { return names.insert(i.name).second; });
+  if (!unique)
+    for (Instance &instance : instances) {
+      instance.name = spec.name.value;
+      for (size_t p = 0; p < spec.params.size(); ++p)
+        instance.name +=
+            "_" + spec.params[p].name.value + "_" + sanitize(paramValueName(*instance.values[p]));
+    }
+  return instances;
+}
+
+std::optional<ir::Kernel> lowerSpecToIR(const spec::KernelSpec &spec, const Instance &instance,
+                                        const ArchInfo &arch, DiagnosticEngine &diags) {
+  return Lowering(spec, instance, arch, diags).run();
+}
+
+} // namespace tkc

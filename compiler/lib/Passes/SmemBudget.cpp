@@ -1,0 +1,101 @@
+//===- SmemBudget.cpp - Stage sizing and the shared-memory budget ----------===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+#include "tkc/Passes/Passes.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace tkc {
+
+namespace {
+
+constexpr int kAlign = 1024;
+/// Bytes the lcf template keeps out of the budget: 1024 of alignment slack
+/// for the dynamic allocation and room for its semaphores.
+constexpr int kReservedBytes = 2048;
+constexpr int kMaxStages = 16;
+
+int padded(int64_t bytes) { return static_cast<int>((bytes + kAlign - 1) / kAlign * kAlign); }
+
+/// The layout the lcf template derives: stages from offset 0, the finish
+/// block as late as the budget allows (it may alias the last stages).
+struct Layout {
+  int stagesEnd, finishOffset, safeStages, dynamicBytes;
+};
+
+Layout layoutFor(int stages, int stageBytes, int finishBytes, int budget) {
+  Layout l;
+  l.stagesEnd = stages * stageBytes;
+  l.finishOffset = finishBytes ? (budget - finishBytes) / kAlign * kAlign : budget;
+  l.safeStages = 0;
+  while (l.safeStages < stages && (l.safeStages + 1) * stageBytes <= l.finishOffset)
+    ++l.safeStages;
+  l.dynamicBytes = std::max(l.stagesEnd, l.finishOffset + finishBytes) + kAlign;
+  return l;
+}
+
+} // namespace
+
+bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
+  ir::Plan &plan = kernel.plan;
+  int64_t loaded = 0;
+  for (const ir::Load &load : kernel.loads)
+    loaded += padded(kernel.stageTiles[load.tile].bytes());
+  plan.stageBytes = padded(loaded);
+  // The finish stages the result in bf16 for the TMA store.
+  const ir::State &result = kernel.state[kernel.store->state];
+  plan.finishBytes = padded(result.rows * result.cols *
+                            ir::dtypeBytes(kernel.globals[kernel.store->global].dtype));
+
+  int budget = static_cast<int>(kernel.arch->maxSharedBytesPerBlock) - kReservedBytes;
+  auto fits = [&](int stages) {
+    Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, budget);
+    return l.stagesEnd <= budget && l.safeStages >= 1;
+  };
+
+  int stages = 0;
+  if (kernel.requestedStages && !kernel.requestedStages->isAuto) {
+    stages = static_cast<int>(kernel.requestedStages->count);
+    if (stages > kMaxStages || !fits(stages)) {
+      SourceLoc loc = kernel.requestedStages->loc;
+      int64_t needed = std::max<int64_t>(int64_t{stages} * plan.stageBytes,
+                                         int64_t{plan.stageBytes} + plan.finishBytes);
+      diags.report(DiagID::err_smem_budget, loc, needed, budget, kernel.arch->name.str());
+      for (const ir::Load &load : kernel.loads) {
+        const ir::StageTile &tile = kernel.stageTiles[load.tile];
+        diags.report(DiagID::note_smem_buffer, tile.loc, tile.name,
+                     int64_t{stages} * padded(tile.bytes()),
+                     fmt::format("{} stages of {} bytes", stages, padded(tile.bytes())));
+      }
+      diags.report(DiagID::note_smem_buffer, result.loc, "finish staging of " + result.name,
+                   plan.finishBytes, "may alias the last stages");
+      return false;
+    }
+  } else {
+    for (int s = kMaxStages; s >= 1 && !stages; --s)
+      if (fits(s))
+        stages = s;
+    if (!stages) {
+      SourceLoc loc = kernel.loads.empty() ? result.loc : kernel.loads.front().loc;
+      diags.report(DiagID::err_smem_budget, loc, int64_t{plan.stageBytes} + plan.finishBytes,
+                   budget, kernel.arch->name.str());
+      for (const ir::Load &load : kernel.loads) {
+        const ir::StageTile &tile = kernel.stageTiles[load.tile];
+        diags.report(DiagID::note_smem_buffer, tile.loc, tile.name, padded(tile.bytes()),
+                     "one stage");
+      }
+      diags.report(DiagID::note_smem_buffer, result.loc, "finish staging of " + result.name,
+                   plan.finishBytes, "at least one stage must lie before it");
+      return false;
+    }
+  }
+  Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, budget);
+  plan.stages = stages;
+  plan.safeStages = l.safeStages;
+  plan.dynamicSharedBytes = l.dynamicBytes;
+  return true;
+}
+
+} // namespace tkc
