@@ -10,6 +10,8 @@
 /// that cannot be read or written), 2 a bad command line, 3 an internal error.
 ///
 //===----------------------------------------------------------------------===//
+#include "tkc/Emit/CudaEmitter.h"
+#include "tkc/Emit/Format.h"
 #include "tkc/Lower/SpecToIR.h"
 #include "tkc/Passes/Passes.h"
 #include "tkc/Target/Arch.h"
@@ -23,6 +25,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -50,10 +53,11 @@ cl::opt<std::string> outputPath("o", cl::desc("Write the output to <file> ('-' f
                                 cl::value_desc("file"), cl::init("-"), cl::cat(tkcCategory));
 
 cl::opt<EmitKind> emitKind(
-    "emit", cl::desc("What to emit"), cl::init(EmitKind::AST),
-    cl::values(clEnumValN(EmitKind::AST, "ast", "the located spec AST (default for now)"),
+    "emit", cl::desc("What to emit (default: cuda)"), cl::init(EmitKind::CUDA),
+    cl::values(clEnumValN(EmitKind::AST, "ast", "the located spec AST"),
                clEnumValN(EmitKind::IR, "ir", "kernel IR of every instantiation, after the passes"),
-               clEnumValN(EmitKind::CUDA, "cuda", "CUDA C++ (not available yet)")),
+               clEnumValN(EmitKind::CUDA, "cuda",
+                          "CUDA C++ on kittens and a header declaring the launchers")),
     cl::cat(tkcCategory));
 
 cl::opt<std::string> archName("arch",
@@ -67,6 +71,15 @@ cl::opt<unsigned> errorLimit("error-limit",
                              cl::init(tkc::DiagnosticEngine::kDefaultErrorLimit),
                              cl::cat(tkcCategory));
 
+cl::opt<std::string> headerPath(
+    "header",
+    cl::desc("With --emit=cuda: where to write the launchers' header (default: the output "
+             "with .cu replaced by .h; none when writing to stdout)"),
+    cl::value_desc("file"), cl::cat(tkcCategory));
+
+cl::opt<bool> noFormat("no-format", cl::desc("Do not run clang-format on emitted CUDA"),
+                       cl::cat(tkcCategory));
+
 cl::opt<bool> printAfterAll("print-after-all",
                             cl::desc("Print the kernel IR after every pass (to stderr)"),
                             cl::cat(tkcCategory));
@@ -77,18 +90,6 @@ cl::opt<bool> timePasses("time-passes", cl::desc("Print the time each pass takes
 cl::opt<bool> printDiagnosticTable("print-diagnostic-table",
                                    cl::desc("Print every message tkc can report, as Markdown"),
                                    cl::Hidden, cl::cat(tkcCategory));
-
-const char *emitName(EmitKind kind) {
-  switch (kind) {
-  case EmitKind::AST:
-    return "ast";
-  case EmitKind::IR:
-    return "ir";
-  case EmitKind::CUDA:
-    return "cuda";
-  }
-  return "?";
-}
 
 /// Markdown for docs/Diagnostics.md, straight from Diagnostics.def.
 void printDiagTable(llvm::raw_ostream &os) {
@@ -128,10 +129,6 @@ int runCompiler() {
     }
     archOverride = archName.getValue();
   }
-  if (emitKind == EmitKind::CUDA) {
-    diags.report(tkc::DiagID::err_drv_emit_unavailable, tkc::SourceLoc(), emitName(emitKind));
-    return kExitUsage;
-  }
 
   uint64_t size = 0;
   if (inputPath != "-" && !llvm::sys::fs::file_size(inputPath, size) &&
@@ -158,8 +155,9 @@ int runCompiler() {
   if (!tkc::resolveArch(*spec, archOverride, diags))
     return kExitInputError;
 
-  std::string text;
+  std::string text, header;
   llvm::raw_string_ostream os(text);
+  std::string header_out = headerPath;
   if (emitKind == EmitKind::AST) {
     tkc::printSpec(*spec, os);
   } else {
@@ -168,36 +166,76 @@ int runCompiler() {
     if (instances.empty())
       return kExitInputError;
     tkc::PipelineOptions options{printAfterAll, timePasses, &llvm::errs()};
+    std::vector<tkc::ir::Kernel> kernels;
     for (const tkc::Instance &instance : instances) {
       // The statements are shared by every instantiation: report the errors
       // of the first one that fails and stop.
       std::optional<tkc::ir::Kernel> kernel = tkc::lowerSpecToIR(*spec, instance, *arch, diags);
       if (!kernel || !tkc::runPassPipeline(*kernel, diags, options))
         return kExitInputError;
-      if (&instance != &instances.front())
-        os << "\n";
-      tkc::ir::printKernel(*kernel, os);
+      kernels.push_back(std::move(*kernel));
+    }
+    if (emitKind == EmitKind::IR) {
+      for (const tkc::ir::Kernel &kernel : kernels) {
+        if (&kernel != &kernels.front())
+          os << "\n";
+        tkc::ir::printKernel(kernel, os);
+      }
+    } else {
+      if (header_out.empty() && outputPath != "-") {
+        llvm::StringRef out = outputPath;
+        header_out = (out.endswith(".cu") ? out.drop_back(3) : out).str() + ".h";
+      }
+      tkc::EmitOptions emitOptions;
+      emitOptions.headerName =
+          header_out.empty() ? "" : llvm::sys::path::filename(header_out).str();
+      emitOptions.specName = llvm::sys::path::filename(spec->fileName).str();
+      emitOptions.version = TKC_VERSION;
+      tkc::EmittedFiles files;
+      if (!tkc::emitCuda(kernels, emitOptions, files, diags))
+        return kExitInputError;
+      if (!noFormat) {
+        for (auto [textPtr, name] :
+             {std::pair{&files.source, "generated.cu"}, std::pair{&files.header, "generated.h"}}) {
+          llvm::Expected<std::string> formatted = tkc::formatCuda(*textPtr, name);
+          if (!formatted)
+            tkc::internalError("libFormat failed on emitted code: " +
+                                   llvm::toString(formatted.takeError()),
+                               __FILE_NAME__, __LINE__);
+          *textPtr = std::move(*formatted);
+        }
+      }
+      os << files.source;
+      header = std::move(files.header);
     }
   }
   os.flush();
 
   // Nothing is written unless everything above succeeded.
-  std::error_code ec;
-  llvm::ToolOutputFile out(outputPath, ec, llvm::sys::fs::OF_Text);
-  if (ec) {
-    diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), outputPath.getValue(),
-                 tkc::describeError(ec));
-    return kExitInputError;
+  std::vector<std::pair<std::string, std::string *>> outputs{{outputPath, &text}};
+  if (!header_out.empty() && emitKind == EmitKind::CUDA)
+    outputs.emplace_back(header_out, &header);
+  std::vector<std::unique_ptr<llvm::ToolOutputFile>> files;
+  for (auto &[path, contents] : outputs) {
+    std::error_code ec;
+    auto file = std::make_unique<llvm::ToolOutputFile>(path, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), path,
+                   tkc::describeError(ec));
+      return kExitInputError;
+    }
+    file->os() << *contents;
+    file->os().flush();
+    if (file->os().has_error()) {
+      diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), path,
+                   tkc::describeError(file->os().error()));
+      file->os().clear_error();
+      return kExitInputError;
+    }
+    files.push_back(std::move(file));
   }
-  out.os() << text;
-  out.os().flush();
-  if (out.os().has_error()) {
-    diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), outputPath.getValue(),
-                 tkc::describeError(out.os().error()));
-    out.os().clear_error();
-    return kExitInputError;
-  }
-  out.keep();
+  for (auto &file : files)
+    file->keep();
   return kExitSuccess;
 }
 

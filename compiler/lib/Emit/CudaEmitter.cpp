@@ -1,0 +1,571 @@
+//===- CudaEmitter.cpp - Kernel IR to CUDA C++ on kittens ------------------===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each kernel becomes a struct in the shape kittens::lcf expects (a layout
+// and the hooks), followed by a host launcher. Names in the generated code
+// come from the spec (tiles, globals, indices), so the output reads like the
+// spec it came from; every kittens name is fully qualified.
+//
+//===----------------------------------------------------------------------===//
+#include "tkc/Emit/CudaEmitter.h"
+
+#include "tkc/Emit/CudaWriter.h"
+#include "tkc/Emit/Template.h"
+#include "tkc/Emit/Templates/gelu.h"
+#include "tkc/Emit/Templates/header.h"
+#include "tkc/Emit/Templates/launch.h"
+#include "tkc/dsl/InternalError.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace tkc {
+
+namespace {
+
+using ir::Kernel;
+
+constexpr int kWarpgroupWarps = 4;
+constexpr int kWarpRows = 16;
+
+/// How a kernel uses each of its globals.
+enum class Role { Unused, TmaLoad, TmaStore, RowVector, Tile };
+
+const char *scalarType(spec::DType dtype) {
+  switch (dtype) {
+  case spec::DType::BF16:
+    return "__nv_bfloat16";
+  case spec::DType::F16:
+    return "__half";
+  case spec::DType::F32:
+    return "float";
+  }
+  return "?";
+}
+
+const char *kittensScalar(spec::DType dtype) {
+  switch (dtype) {
+  case spec::DType::BF16:
+    return "kittens::bf16";
+  case spec::DType::F16:
+    return "kittens::half";
+  case spec::DType::F32:
+    return "float";
+  }
+  return "?";
+}
+
+class KernelEmitter {
+public:
+  KernelEmitter(const Kernel &kernel, CudaWriter &w, DiagnosticEngine &diags)
+      : k(kernel), w(w), diags(diags), structName(kernel.name + "_kernel") {}
+
+  /// Classifies the globals; reports what the emitter cannot express yet.
+  bool prepare() {
+    roles.assign(k.globals.size(), Role::Unused);
+    bool ok = true;
+    auto assign = [&](unsigned global, Role role, SourceLoc loc) {
+      if (roles[global] != Role::Unused && roles[global] != role) {
+        diags.report(DiagID::err_sema_unsupported, loc,
+                     "using global '" + k.globals[global].name + "' in two ways",
+                     "give each use its own global");
+        ok = false;
+      }
+      roles[global] = role;
+    };
+    for (const ir::Load &load : k.loads)
+      assign(load.global, Role::TmaLoad, load.loc);
+    assign(k.store->global, Role::TmaStore, k.store->loc);
+    for (const ir::EpilogueOp &op : k.epilogue)
+      if (op.global)
+        assign(*op.global,
+               op.kind == ir::EpilogueOp::Kind::AddRowVector ? Role::RowVector : Role::Tile,
+               op.loc);
+    for (size_t g = 0; g < k.globals.size(); ++g)
+      if (k.globals[g].dims.size() > 2) {
+        diags.report(DiagID::err_sema_unsupported, k.globals[g].loc,
+                     "a global of rank " + std::to_string(k.globals[g].dims.size()),
+                     "the lcf emitter handles matrices and vectors today");
+        ok = false;
+      }
+    if (k.groupedOrder && k.tasks.size() != 2) {
+      diags.report(DiagID::err_sema_unsupported, k.tasks.front().loc,
+                   "grouped task order over " + std::to_string(k.tasks.size()) + " indices",
+                   "use 'order: linear', or two task indices");
+      ok = false;
+    }
+    const ir::State &acc = k.state[k.store->state];
+    resultRows = static_cast<int>(acc.rows) / k.consumerWarpgroups;
+    resultCols = static_cast<int>(acc.cols);
+    return ok;
+  }
+
+  void emitKernelStruct() {
+    const ir::Plan &p = k.plan;
+    w.comment(describe());
+    auto kernelScope = w.scope("struct " + structName, ";");
+    for (const ir::StageTile &t : k.stageTiles)
+      w.linef("using {}_tile = kittens::st_bf<{}, {}>;", t.name, t.rows, t.cols);
+    w.comment("Staging for the TMA store of the result: one tile per consumer warpgroup.");
+    w.linef("using result_tile = kittens::st_bf<{}, {}>;", resultRows, resultCols);
+    w.comment("Each consumer warp holds 16 rows of the accumulator.");
+    w.linef("using accumulator = kittens::rt_fl<{}, {}>;", kWarpRows, resultCols);
+    w.blank();
+    {
+      auto layout = w.scope("struct layout", ";");
+      {
+        auto globals = w.scope("struct globals", ";");
+        for (size_t g = 0; g < k.globals.size(); ++g)
+          emitGlobalMember(static_cast<unsigned>(g));
+        for (const ir::IterVar &v : k.tasks)
+          w.linef("int {}_count; // tiles along {}", v.name, v.size.str());
+        w.linef("int {}_count; // pipeline stages per task ({} / {})", k.loop.name,
+                k.loop.size.str(), k.loop.step);
+      }
+      {
+        auto input = w.scope("struct input_block", ";");
+        for (const ir::Load &load : k.loads)
+          w.linef("{0}_tile {0};", k.stageTiles[load.tile].name);
+      }
+      w.linef("struct finish_block {{ result_tile result[{}]; }};", k.consumerWarpgroups);
+      {
+        auto common = w.scope("struct common_state", ";");
+        for (const ir::IterVar &v : k.tasks)
+          w.linef("int {};", v.name);
+      }
+      w.linef("struct consumer_state {{ accumulator {}; }};", k.state[k.store->state].name);
+    }
+    w.linef("static constexpr int INPUT_STAGES = {};", p.stages);
+    w.linef("static constexpr int NUM_CONSUMER_WARPGROUPS = {};", k.consumerWarpgroups);
+    w.linef("static constexpr int PRODUCER_ARRIVALS = {};", p.producerArrivals);
+    w.linef("static constexpr int CONSUMER_ARRIVALS = {};", p.consumerArrivals);
+    w.linef("static constexpr int PRODUCER_REGISTERS = {};", p.producerRegisters);
+    w.linef("static constexpr int CONSUMER_REGISTERS = {};", p.consumerRegisters);
+    w.blank();
+    emitCommonSetup();
+    w.blank();
+    emitProducer();
+    w.blank();
+    emitConsumer();
+  }
+
+  /// The compiler's numbers, checked again by nvcc against kittens' own.
+  void emitStaticAsserts() {
+    const ir::Plan &p = k.plan;
+    w.linef("static_assert(sizeof({}::layout::input_block) == {},", structName, p.expectBytes);
+    w.linef("              \"{}: one stage must hold exactly the {} bytes its TMA loads "
+            "deliver\");",
+            k.name, p.expectBytes);
+    w.linef("static_assert(kittens::lcf::traits<{}>::SAFE_STAGES == {},", structName, p.safeStages);
+    w.linef("              \"{}: tkc planned {} stages before the finish block\");", k.name,
+            p.safeStages);
+    w.linef("static_assert(kittens::lcf::traits<{}>::DYNAMIC_SHARED_BYTES == {},", structName,
+            p.dynamicSharedBytes);
+    w.linef("              \"{}: tkc planned {} bytes of dynamic shared memory\");", k.name,
+            p.dynamicSharedBytes);
+  }
+
+  /// The parameter list of the launcher, without the stream.
+  std::string launcherParams() const {
+    llvm::SmallVector<std::string, 12> params;
+    for (size_t g = 0; g < k.globals.size(); ++g) {
+      const ir::Global &global = k.globals[g];
+      bool output = roles[g] == Role::TmaStore;
+      params.push_back(
+          fmt::format("{}{} *{}", output ? "" : "const ", scalarType(global.dtype), global.name));
+    }
+    for (const std::string &size : sizeSymbols())
+      params.push_back("long long " + size);
+    return llvm::join(params, ", ");
+  }
+
+  std::string launcherSignature(bool withDefault) const {
+    return fmt::format("tkc::runtime::Status {}({}, cudaStream_t stream{})", k.name,
+                       launcherParams(), withDefault ? " = 0" : "");
+  }
+
+  void emitLauncherDeclaration() {
+    w.comment(describe());
+    w.line(launcherSignature(/*withDefault=*/true) + ";");
+  }
+
+  void emitLauncher() {
+    auto fn = w.scope(launcherSignature(/*withDefault=*/false));
+    w.linef("constexpr const char *kName = \"{}\";", k.name);
+    w.line("auto failed = [&](const tkc::runtime::Status &status) {");
+    w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + status.message);");
+    w.line("};");
+    w.line("tkc::runtime::Status status;");
+    w.comment("Sizes: positive and small enough for 32-bit tile counts.");
+    for (const std::string &size : sizeSymbols())
+      emitCheck(fmt::format("tkc::runtime::checkExtent({0}, \"{0}\", 1, 2147483647)", size));
+    w.comment("Pointers: TMA needs 16-byte aligned tensors with 16-byte aligned rows.");
+    for (size_t g = 0; g < k.globals.size(); ++g) {
+      const ir::Global &global = k.globals[g];
+      bool tma = roles[g] == Role::TmaLoad || roles[g] == Role::TmaStore;
+      emitCheck(fmt::format("tkc::runtime::checkPointer({0}, \"{0}\", {1})", global.name,
+                            tma ? 16 : ir::dtypeBytes(global.dtype)));
+      if (tma && global.dims.size() == 2)
+        emitCheck(fmt::format("tkc::runtime::checkRowBytes({}, {}, \"{}\")", global.dims[1].str(),
+                              ir::dtypeBytes(global.dtype), global.name));
+    }
+    w.blank();
+    w.linef("{}::layout::globals globals;", structName);
+    {
+      auto attempt = w.scope("try");
+      for (size_t g = 0; g < k.globals.size(); ++g)
+        emitGlobalInit(static_cast<unsigned>(g));
+    }
+    {
+      auto handler = w.scope("catch (const kittens::tma_error &error)");
+      w.line("return tkc::runtime::Status::error(std::string(kName) + \": \" + error.what());");
+    }
+    for (const ir::IterVar &v : k.tasks)
+      w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", v.name, v.size.str(),
+              v.step);
+    w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", k.loop.name,
+            k.loop.size.str(), k.loop.step);
+    std::string tasks;
+    for (const ir::IterVar &v : k.tasks)
+      tasks += (tasks.empty() ? "" : " * ") + fmt::format("(long long)globals.{}_count", v.name);
+    w.linef("const long long tasks = {};", tasks);
+    w.line("if (tasks > 2147483647)");
+    w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + "
+           "std::to_string(tasks) + \" output tiles are more than one launch can index\");");
+    w.linef("return launch_persistent<{}>(globals, tasks, stream, kName);", structName);
+  }
+
+  bool usesGelu() const {
+    return llvm::any_of(
+        k.epilogue, [](const ir::EpilogueOp &op) { return op.kind == ir::EpilogueOp::Kind::Gelu; });
+  }
+
+private:
+  std::string describe() const {
+    std::string text = k.name + ": kernel '" + k.specName + "'";
+    if (!k.params.empty()) {
+      llvm::SmallVector<std::string, 4> params;
+      for (const auto &[name, value] : k.params)
+        params.push_back(name + "=" + value);
+      text += " with " + llvm::join(params, ", ");
+    }
+    return text + ".";
+  }
+
+  /// Size symbols in the order the launcher takes them: those the task
+  /// indices run over, the loop's, then the rest in order of appearance.
+  std::vector<std::string> sizeSymbols() const {
+    std::vector<std::string> out;
+    llvm::StringSet<> seen;
+    auto add = [&](const ir::Size &size) {
+      if (!size.constant && seen.insert(size.symbol).second)
+        out.push_back(size.symbol);
+    };
+    for (const ir::IterVar &v : k.tasks)
+      add(v.size);
+    add(k.loop.size);
+    for (const ir::Global &g : k.globals)
+      for (const ir::Size &d : g.dims)
+        add(d);
+    return out;
+  }
+
+  void emitCheck(const std::string &call) {
+    w.linef("if (!(status = {}))", call);
+    w.line("  return failed(status);");
+  }
+
+  std::string glType(const ir::Global &g) const {
+    if (g.dims.size() == 1)
+      return fmt::format("kittens::gl<{}, 1, 1, 1, -1>", kittensScalar(g.dtype));
+    return fmt::format("kittens::gl<{}, 1, 1, -1, -1>", kittensScalar(g.dtype));
+  }
+
+  std::string glValue(const ir::Global &g, bool constCast) const {
+    std::string ptr =
+        constCast ? fmt::format("const_cast<{} *>({})", kittensScalar(g.dtype), g.name) : g.name;
+    if (g.dims.size() == 1)
+      return fmt::format("{}({}, 1, 1, 1, {})", glType(g), ptr, g.dims[0].str());
+    return fmt::format("{}({}, 1, 1, {}, {})", glType(g), ptr, g.dims[0].str(), g.dims[1].str());
+  }
+
+  std::string tileOf(unsigned global) const {
+    for (const ir::Load &load : k.loads)
+      if (load.global == global)
+        return k.stageTiles[load.tile].name + "_tile";
+    return "result_tile";
+  }
+
+  void emitGlobalMember(unsigned g) {
+    const ir::Global &global = k.globals[g];
+    switch (roles[g]) {
+    case Role::TmaLoad:
+    case Role::TmaStore:
+      w.linef("kittens::tile_map<{}> {};", tileOf(g), global.name);
+      return;
+    case Role::RowVector:
+    case Role::Tile:
+      w.linef("{} {};", glType(global), global.name);
+      return;
+    case Role::Unused:
+      w.linef("// '{}' is declared but this instantiation does not use it", global.name);
+      return;
+    }
+  }
+
+  void emitGlobalInit(unsigned g) {
+    const ir::Global &global = k.globals[g];
+    bool isConst = roles[g] != Role::TmaStore;
+    switch (roles[g]) {
+    case Role::TmaLoad:
+    case Role::TmaStore:
+      w.linef("globals.{} = kittens::make_tile_map<{}::{}>({});", global.name, structName,
+              tileOf(g), glValue(global, isConst));
+      return;
+    case Role::RowVector:
+    case Role::Tile:
+      w.linef("globals.{} = {};", global.name, glValue(global, isConst));
+      return;
+    case Role::Unused:
+      return;
+    }
+  }
+
+  std::string coordExpr(const ir::Coord &c) const {
+    if (c.var.empty())
+      return "0";
+    if (c.var == k.loop.name)
+      return "args.iter";
+    return "args.common." + c.var;
+  }
+
+  /// kittens' 4-D coordinate {b, d, r, c} for a rank-1 or rank-2 access.
+  std::string tileCoord(const std::vector<ir::Coord> &coords) const {
+    if (coords.size() == 1)
+      return fmt::format("{{0, 0, 0, {}}}", coordExpr(coords[0]));
+    return fmt::format("{{0, 0, {}, {}}}", coordExpr(coords[0]), coordExpr(coords[1]));
+  }
+
+  void emitCommonSetup() {
+    auto fn =
+        w.scope(fmt::format("__device__ static void common_setup(kittens::lcf::common_args<{}> "
+                            "&args)",
+                            structName));
+    w.line("const int task = args.task_iter * gridDim.x + blockIdx.x;");
+    std::string total;
+    for (const ir::IterVar &v : k.tasks)
+      total += (total.empty() ? "" : " * ") + fmt::format("args.globals.{}_count", v.name);
+    w.linef("if (task >= {}) {{", total);
+    w.line("  args.num_iters = -1; // no task left for this block");
+    w.line("  return;");
+    w.line("}");
+    if (k.groupedOrder) {
+      w.comment(fmt::format("Grouped order: {} rows of tiles at a time, so that neighbouring "
+                            "blocks share their operands in L2.",
+                            k.plan.groupRows));
+      w.linef("const kittens::tile_mn tile = kittens::grouped_order(task, args.globals.{}_count, "
+              "args.globals.{}_count, {});",
+              k.tasks[0].name, k.tasks[1].name, k.plan.groupRows);
+      w.linef("args.common.{} = tile.m;", k.tasks[0].name);
+      w.linef("args.common.{} = tile.n;", k.tasks[1].name);
+    } else {
+      w.line("int rest = task;");
+      for (size_t i = k.tasks.size(); i-- > 0;) {
+        const ir::IterVar &v = k.tasks[i];
+        w.linef("args.common.{0} = rest % args.globals.{0}_count;", v.name);
+        if (i)
+          w.linef("rest /= args.globals.{}_count;", v.name);
+      }
+    }
+    w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
+  }
+
+  void emitProducer() {
+    auto producer = w.scope("struct producer", ";");
+    w.linef("__device__ static void setup(kittens::lcf::producer_setup_args<{}> &) {{}}",
+            structName);
+    auto fn = w.scope(fmt::format(
+        "__device__ static void load(kittens::lcf::producer_load_args<{}> &args)", structName));
+    auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+    w.linef("kittens::expect_bytes(args.inputs_arrived, {});", k.plan.expectBytes);
+    for (const ir::Load &load : k.loads)
+      w.linef("kittens::tma::load_async(args.input.{0}, args.globals.{1}, {2}, "
+              "args.inputs_arrived);",
+              k.stageTiles[load.tile].name, k.globals[load.global].name, tileCoord(load.coords));
+  }
+
+  void emitConsumer() {
+    const ir::State &acc = k.state[k.store->state];
+    auto consumer = w.scope("struct consumer", ";");
+    {
+      auto fn = w.scope(fmt::format(
+          "__device__ static void setup(kittens::lcf::consumer_setup_args<{}> &args)", structName));
+      for (unsigned z : k.zeroInit)
+        w.linef("kittens::zero(args.state.{});", k.state[z].name);
+    }
+    {
+      auto fn = w.scope(fmt::format(
+          "__device__ static void compute(kittens::lcf::consumer_compute_args<{}> &args)",
+          structName));
+      for (const ir::Mma &mma : k.mmas) {
+        const ir::StageTile &a = k.stageTiles[mma.a];
+        const ir::StageTile &b = k.stageTiles[mma.b];
+        std::string aOperand = "args.input." + a.name;
+        if (k.consumerWarpgroups > 1) {
+          w.linef("auto {0}_rows = args.input.{0}.subtile<{1}, {2}>(kittens::warpgroupid(), 0);",
+                  a.name, a.rows / k.consumerWarpgroups, a.cols);
+          aOperand = a.name + "_rows";
+        }
+        w.linef("kittens::warpgroup::{}(args.state.{}, {}, args.input.{});",
+                mma.transposeB ? "mma_ABt" : "mma_AB", k.state[mma.acc].name, aOperand, b.name);
+      }
+      w.line("kittens::warpgroup::mma_async_wait<0>();");
+      w.line("if (kittens::laneid() == 0)");
+      w.line("  kittens::arrive(args.inputs_finished); // this warp is done with the stage");
+    }
+    auto fn = w.scope(fmt::format(
+        "__device__ static void finish(kittens::lcf::consumer_finish_args<{}> &args)", structName));
+    w.line("const int wg = kittens::warpgroupid();");
+    bool needsRow = llvm::any_of(k.epilogue, [](const ir::EpilogueOp &op) {
+      return op.kind == ir::EpilogueOp::Kind::AddTile;
+    });
+    const ir::Store &store = *k.store;
+    if (!k.epilogue.empty()) {
+      w.comment("This warp's rows and columns of the output, in elements.");
+      if (needsRow)
+        w.linef("const int row0 = {} * {} + wg * {} + kittens::warpgroup::warpid() * {};",
+                coordExpr(store.coords[0]), acc.rows, resultRows, kWarpRows);
+      w.linef("const int col0 = {} * {};", coordExpr(store.coords.back()), acc.cols);
+    }
+    for (const ir::EpilogueOp &op : k.epilogue) {
+      switch (op.kind) {
+      case ir::EpilogueOp::Kind::AddRowVector:
+        w.linef("kittens::add_col_from_global(args.state.{}, args.globals.{}, {{0, 0, 0, col0}});",
+                acc.name, k.globals[*op.global].name);
+        break;
+      case ir::EpilogueOp::Kind::AddTile:
+        w.linef("kittens::add_from_global(args.state.{}, args.globals.{}, {{0, 0, row0, col0}});",
+                acc.name, k.globals[*op.global].name);
+        break;
+      case ir::EpilogueOp::Kind::Gelu:
+        w.linef("kittens::map(args.state.{0}, args.state.{0}, gelu_tanh{{}});", acc.name);
+        break;
+      }
+    }
+    int barrierBase = k.plan.finishBarrierIds.front();
+    w.linef("kittens::warpgroup::store(args.finish.result[wg], args.state.{});", acc.name);
+    w.line("kittens::fence_async_shared(); // make the stores visible to TMA");
+    w.linef("kittens::warpgroup::sync({} + wg);", barrierBase);
+    {
+      auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+      std::string row =
+          fmt::format("{} * {} + wg", coordExpr(store.coords[0]), k.consumerWarpgroups);
+      w.linef(
+          "kittens::tma::store_async(args.globals.{}, args.finish.result[wg], {{0, 0, {}, {}}});",
+          k.globals[store.global].name, row, coordExpr(store.coords[1]));
+      w.line("kittens::tma::store_commit_group();");
+      w.line("kittens::tma::store_async_read_wait<0>();");
+    }
+    w.linef("kittens::warpgroup::sync({} + wg);", barrierBase);
+    w.line("if (kittens::laneid() == 0)");
+    w.line("  kittens::arrive(args.finish_finished); // the finish block may be reused");
+  }
+
+  const Kernel &k;
+  CudaWriter &w;
+  DiagnosticEngine &diags;
+  std::string structName;
+  std::vector<Role> roles;
+  int resultRows = 0, resultCols = 0;
+};
+
+} // namespace
+
+bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options, EmittedFiles &out,
+              DiagnosticEngine &diags) {
+  TKC_INTERNAL_ASSERT(!kernels.empty(), "emitCuda needs at least one kernel");
+  std::string banner = expandTemplate(templates::kHeader,
+                                      {{"version", options.version}, {"spec", options.specName}});
+
+  // The header: launcher declarations only.
+  std::string header;
+  llvm::raw_string_ostream headerStream(header);
+  CudaWriter h(headerStream);
+  std::string source;
+  llvm::raw_string_ostream sourceStream(source);
+  CudaWriter s(sourceStream);
+
+  std::vector<std::unique_ptr<KernelEmitter>> emitters;
+  bool ok = true;
+  for (const ir::Kernel &kernel : kernels) {
+    emitters.push_back(std::make_unique<KernelEmitter>(kernel, s, diags));
+    ok &= emitters.back()->prepare();
+  }
+  if (!ok)
+    return false;
+
+  h.raw(banner);
+  h.line("#pragma once");
+  h.blank();
+  h.line("#include <cuda_bf16.h>");
+  h.line("#include <cuda_runtime.h>");
+  h.line("#include <tkc/runtime/Check.h>");
+  h.blank();
+  {
+    auto ns = h.scope("namespace tkc::kernels", "", "namespace tkc::kernels");
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      KernelEmitter declarations(kernels[i], h, diags);
+      declarations.prepare();
+      h.blank();
+      declarations.emitLauncherDeclaration();
+    }
+  }
+
+  s.raw(banner);
+  if (!options.headerName.empty()) {
+    s.linef("#include \"{}\"", options.headerName);
+    s.blank();
+  } else {
+    s.line("#include <cuda_bf16.h>");
+    s.line("#include <cuda_runtime.h>");
+    s.line("#include <tkc/runtime/Check.h>");
+  }
+  s.line("#include <kittens/kittens.cuh>");
+  s.line("#include <kittens/ops/global/epilogue_global.cuh>");
+  s.blank();
+  s.line("#include <string>");
+  s.blank();
+  {
+    auto anon = s.scope("namespace", "", "namespace");
+    if (llvm::any_of(emitters, [](const auto &e) { return e->usesGelu(); })) {
+      s.raw(templates::kGelu);
+      s.blank();
+    }
+    s.raw(templates::kLaunch);
+    for (auto &emitter : emitters) {
+      s.blank();
+      emitter->emitKernelStruct();
+      s.blank();
+      emitter->emitStaticAsserts();
+    }
+  }
+  s.blank();
+  {
+    auto ns = s.scope("namespace tkc::kernels", "", "namespace tkc::kernels");
+    for (auto &emitter : emitters) {
+      s.blank();
+      emitter->emitLauncher();
+    }
+  }
+  headerStream.flush();
+  sourceStream.flush();
+  out.header = std::move(header);
+  out.source = std::move(source);
+  return true;
+}
+
+} // namespace tkc
