@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Generated GEMM against cuBLAS (torch.matmul), side by side in one process.
+
+    python3 bench/gemm/run.py --lib libtkcgemm.so [--out results.json] [--quick]
+
+The library is the generated gemm.cu linked with bench/gemm/tkc_gemm_ext.cu.
+Every timed kernel is first checked against an fp32 reference on the same
+random inputs (output poisoned with NaN before the run). Timing: bf16 random
+normal inputs; after warm-up, the generated kernel and the baseline run
+alternately, each run bracketed by its own CUDA events, so that both see the
+same clock changes of a power-limited card; the ratio reported is the median
+of the per-pair ratios, the TFLOP/s the medians of each side.
+"""
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import subprocess
+
+import statistics
+
+import torch
+import torch.nn.functional as F
+
+SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+          (8192, 8192, 28672), (16384, 4096, 4096), (4096, 14336, 4096)]
+
+
+class Gemm:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.tkc_gemm.restype = ctypes.c_int
+        self.lib.tkc_gemm.argtypes = [ctypes.c_char_p] + [ctypes.c_void_p] * 5 + \
+            [ctypes.c_longlong] * 3 + [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+        self.err = ctypes.create_string_buffer(1024)
+
+    def __call__(self, variant, A, B, C, bias=None, R=None):
+        M, K = A.shape
+        N = C.shape[1]
+        ptr = lambda t: ctypes.c_void_p(t.data_ptr() if t is not None else 0)
+        rc = self.lib.tkc_gemm(variant.encode(), ptr(A), ptr(B), ptr(C), ptr(bias), ptr(R),
+                               M, N, K, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream),
+                               self.err, len(self.err))
+        if rc != 0:
+            raise RuntimeError(self.err.value.decode())
+
+
+def reference(A, B, transpose_b, epilogue, bias, R):
+    ref = A.float() @ (B.float().T if transpose_b else B.float())
+    if epilogue in ("bias", "bias_gelu"):
+        ref = ref + bias.float()
+    if epilogue in ("gelu", "bias_gelu"):
+        ref = F.gelu(ref, approximate="tanh")
+    if epilogue == "residual":
+        ref = ref + R.float()
+    return ref
+
+
+def paired_times(ours, base, pairs=200, warmup=20):
+    """Milliseconds of `ours` and `base`, run alternately `pairs` times."""
+    for _ in range(warmup):
+        ours()
+        base()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(4 * pairs)]
+    for i in range(pairs):
+        for j, fn in enumerate((ours, base)):
+            start, end = events[2 * i + j]
+            start.record()
+            fn()
+            end.record()
+    torch.cuda.synchronize()
+    t_ours = [events[2 * i][0].elapsed_time(events[2 * i][1]) for i in range(pairs)]
+    t_base = [events[2 * i + 1][0].elapsed_time(events[2 * i + 1][1]) for i in range(pairs)]
+    return t_ours, t_base
+
+
+def rel_err(out, ref):
+    return (torch.linalg.norm(out.float() - ref) / torch.linalg.norm(ref)).item()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--commit", default=None)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    gemm = Gemm(args.lib)
+    gpu = torch.cuda.get_device_name()
+    commit = args.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                           capture_output=True, text=True).stdout.strip()
+    date = datetime.date.today().isoformat()
+    torch.manual_seed(int.from_bytes(os.urandom(4), "little"))
+    records = []
+    shapes = SHAPES[:2] if args.quick else SHAPES
+    rows = []
+    for (M, N, K) in shapes:
+        flops = 2.0 * M * N * K
+        A = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+        B = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+        Bt = B.t().contiguous()
+        bias = torch.randn(N, device="cuda", dtype=torch.bfloat16)
+        C = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+        cases = [
+            ("gemm_none", "C = A·B", False, "none", lambda: torch.matmul(A, B), "cuBLAS (torch.matmul)"),
+            ("gemm_transpose_b_none", "C = A·Bᵀ", True, "none", lambda: torch.matmul(A, Bt.t()),
+             "cuBLAS (torch.matmul, B column-major)"),
+            ("gemm_gelu", "C = gelu(A·B)", False, "gelu",
+             lambda: F.gelu(torch.matmul(A, B), approximate="tanh"), "cuBLAS + torch gelu(tanh)"),
+        ]
+        for variant, what, tb, epi, baseline, baseline_name in cases:
+            Bop = Bt if tb else B
+            C.fill_(float("nan"))
+            gemm(variant, A, Bop, C, bias)
+            torch.cuda.synchronize()
+            unwritten = torch.isnan(C).sum().item()
+            err = rel_err(C, reference(A, Bop, tb, epi, bias, None))
+            if unwritten or not err <= 1e-2:
+                raise SystemExit(f"{variant} {M}x{N}x{K}: rel_err {err:.3e}, {unwritten} unwritten")
+            t_ours, t_base = paired_times(lambda: gemm(variant, A, Bop, C, bias), baseline)
+            ours = flops / statistics.median(t_ours) / 1e9
+            base = flops / statistics.median(t_base) / 1e9
+            ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))
+            rec = {"kernel": variant, "config": f"{what}, M={M} N={N} K={K}, bf16 in, f32 acc, bf16 out",
+                   "gpu": gpu, "commit": commit, "date": date, "tflops": round(ours, 1),
+                   "baseline": baseline_name, "baseline_tflops": round(base, 1),
+                   "ratio": round(ratio, 3), "rel_err": float(f"{err:.3e}")}
+            records.append(rec)
+            rows.append((variant, f"{M}x{N}x{K}", ours, base, ratio, err))
+            print(f"{variant:24s} {M:>6}x{N:<6}x{K:<6} tkc {ours:7.1f}  base {base:7.1f}  "
+                  f"ratio {ratio:.3f}  rel_err {err:.2e}", flush=True)
+        del A, B, Bt, C
+        torch.cuda.empty_cache()
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(records, f, indent=1)
+            f.write("\n")
+    print("\n| kernel | shape | tkc TFLOP/s | baseline TFLOP/s | ratio | rel_err |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]} | {r[2]:.1f} | {r[3]:.1f} | {r[4]:.3f} | {r[5]:.2e} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,283 @@
+/**
+ * @file
+ * @brief The load-compute-finish (LCF) producer/consumer kernel template for sm_90a.
+ *
+ * A kernel is a struct K with a `layout` and static hooks; `lcf::kernel<K>` runs them:
+ *
+ *   struct K {
+ *     struct layout {
+ *       using globals = ...;           // the single __grid_constant__ kernel argument
+ *       struct input_block { ... };    // one pipeline stage: exactly the TMA-loaded bytes
+ *       struct finish_block { ... };   // optional: epilogue staging, aliases the tail stages
+ *       struct scratch_block { ... };  // optional: per-block smem that lives all kernel long
+ *       struct common_state { ... };   // optional per-thread state set by common_setup
+ *       struct producer_state { ... }; struct consumer_state { ... }; // optional
+ *     };
+ *     static constexpr int INPUT_STAGES = 4;          // required, 1..16
+ *     static constexpr int NUM_CONSUMER_WARPGROUPS = 2; // optional (default 2)
+ *     static constexpr int PRODUCER_ARRIVALS = 1;    // optional (default 1)
+ *     static constexpr int CONSUMER_ARRIVALS = 8;    // optional (default: consumer warps)
+ *     static constexpr int PRODUCER_REGISTERS = 40;  // optional (default 40)
+ *     static constexpr int CONSUMER_REGISTERS = 232; // optional (default: what fits)
+ *     __device__ static void common_setup(lcf::common_args<K>&);
+ *     struct producer { __device__ static void setup(lcf::producer_setup_args<K>&);
+ *                       __device__ static void load(lcf::producer_load_args<K>&); };
+ *     struct consumer { __device__ static void setup(lcf::consumer_setup_args<K>&);
+ *                       __device__ static void compute(lcf::consumer_compute_args<K>&);
+ *                       __device__ static void finish(lcf::consumer_finish_args<K>&); };
+ *   };
+ *
+ * Contract (a broken one hangs or races, so the compiler that emits this must get it right):
+ *  - common_setup runs in every thread at the top of every task; it sets `num_iters`
+ *    (< 0 ends the block's loop; 0 runs setup and finish with no stages) deterministically.
+ *  - producer::load runs in all 128 producer threads once per stage; it must arm
+ *    `inputs_arrived` for exactly the bytes it loads and make PRODUCER_ARRIVALS arrivals.
+ *  - consumer::compute must make, for every stage, CONSUMER_ARRIVALS arrivals on that
+ *    stage's `inputs_finished` once it no longer reads it (after mma_async_wait): either at
+ *    once, or one iteration later through `prev_inputs_finished` (keeping one wgmma group
+ *    in flight), in which case the last iteration releases its own stage too.
+ *  - consumer::finish must make CONSUMER_ARRIVALS arrivals on `finish_finished` once the
+ *    finish block may be overwritten (after store_async_read_wait for TMA stores).
+ *  - Named barriers LCF_BARRIER_{PRODUCERS, CONSUMERS, ALL} (13, 14, 15) belong to the
+ *    template; 0 is __syncthreads; hooks may use 1..12.
+ *
+ * Shared memory (dynamic, 1024-aligned): [scratch][stage 0]...[stage S-1], and the
+ * finish block at the end of the budget, so it may alias the last stages. SAFE_STAGES
+ * stages lie wholly before it; the producer loads at most SAFE_STAGES stages of a task
+ * before it waits for the previous task's finish to release the aliased memory.
+ */
+#pragma once
+
+#include <type_traits>
+
+#include "../common/util.cuh"
+#include "../ops/sync/mbarrier_sm90.cuh"
+#include "../ops/sync/named_barrier.cuh"
+#include "../ops/sync/setmaxnreg_sm90.cuh"
+#include "../types/shared/allocator.cuh"
+
+namespace kittens::lcf {
+
+inline constexpr int LCF_BARRIER_PRODUCERS = 13;
+inline constexpr int LCF_BARRIER_CONSUMERS = 14;
+inline constexpr int LCF_BARRIER_ALL = 15;
+/// Highest named-barrier id hooks may use.
+inline constexpr int LCF_MAX_USER_BARRIER = 12;
+
+struct empty {};
+
+namespace detail {
+#define KITTENS_LCF_TYPE_OR_EMPTY(name)                                                                              \
+  template <class L, class = void> struct name##_of { using type = empty; };                                          \
+  template <class L> struct name##_of<L, std::void_t<typename L::name>> { using type = typename L::name; };
+KITTENS_LCF_TYPE_OR_EMPTY(finish_block)
+KITTENS_LCF_TYPE_OR_EMPTY(scratch_block)
+KITTENS_LCF_TYPE_OR_EMPTY(common_state)
+KITTENS_LCF_TYPE_OR_EMPTY(producer_state)
+KITTENS_LCF_TYPE_OR_EMPTY(consumer_state)
+#undef KITTENS_LCF_TYPE_OR_EMPTY
+
+#define KITTENS_LCF_INT_OR(name, dflt)                                                                                \
+  template <class K, class = void> struct name##_of { static constexpr int value = (dflt); };                         \
+  template <class K> struct name##_of<K, std::void_t<decltype(K::name)>> { static constexpr int value = K::name; };
+KITTENS_LCF_INT_OR(NUM_CONSUMER_WARPGROUPS, 2)
+KITTENS_LCF_INT_OR(PRODUCER_ARRIVALS, 1)
+KITTENS_LCF_INT_OR(CONSUMER_ARRIVALS, -1)
+KITTENS_LCF_INT_OR(PRODUCER_REGISTERS, 40)
+KITTENS_LCF_INT_OR(CONSUMER_REGISTERS, -1)
+KITTENS_LCF_INT_OR(MAX_SHARED_MEMORY, MAX_SHARED_MEMORY_SM90 - 2048)
+#undef KITTENS_LCF_INT_OR
+
+constexpr int padded(int bytes) { return (bytes + 1023) / 1024 * 1024; }
+} // namespace detail
+
+/// Types and numbers the template derives from K (all compile-time).
+template <class K> struct traits {
+  using layout = typename K::layout;
+  using globals = typename layout::globals;
+  using input_block = typename layout::input_block;
+  using finish_block = typename detail::finish_block_of<layout>::type;
+  using scratch_block = typename detail::scratch_block_of<layout>::type;
+  using common_state = typename detail::common_state_of<layout>::type;
+  using producer_state = typename detail::producer_state_of<layout>::type;
+  using consumer_state = typename detail::consumer_state_of<layout>::type;
+
+  static constexpr int INPUT_STAGES = K::INPUT_STAGES;
+  static constexpr int NUM_CONSUMER_WARPGROUPS = detail::NUM_CONSUMER_WARPGROUPS_of<K>::value;
+  static constexpr int NUM_CONSUMER_WARPS = NUM_CONSUMER_WARPGROUPS * WARPGROUP_WARPS;
+  static constexpr int NUM_CONSUMER_THREADS = NUM_CONSUMER_WARPGROUPS * WARPGROUP_THREADS;
+  static constexpr int NUM_THREADS = NUM_CONSUMER_THREADS + WARPGROUP_THREADS; // one producer warpgroup
+  static constexpr int PRODUCER_ARRIVALS = detail::PRODUCER_ARRIVALS_of<K>::value;
+  static constexpr int CONSUMER_ARRIVALS =
+      detail::CONSUMER_ARRIVALS_of<K>::value > 0 ? detail::CONSUMER_ARRIVALS_of<K>::value : NUM_CONSUMER_WARPS;
+  static constexpr int PRODUCER_REGISTERS = detail::PRODUCER_REGISTERS_of<K>::value;
+  /// Default: the most a consumer may take, a multiple of 8, capped at 256.
+  static constexpr int CONSUMER_REGISTERS_DEFAULT =
+      ((REGISTERS_PER_SM - PRODUCER_REGISTERS * WARPGROUP_THREADS) / NUM_CONSUMER_THREADS) / 8 * 8 > 256
+          ? 256 : ((REGISTERS_PER_SM - PRODUCER_REGISTERS * WARPGROUP_THREADS) / NUM_CONSUMER_THREADS) / 8 * 8;
+  static constexpr int CONSUMER_REGISTERS =
+      detail::CONSUMER_REGISTERS_of<K>::value > 0 ? detail::CONSUMER_REGISTERS_of<K>::value : CONSUMER_REGISTERS_DEFAULT;
+
+  static constexpr int BUDGET = detail::MAX_SHARED_MEMORY_of<K>::value;
+  static constexpr bool HAS_SCRATCH = !std::is_empty_v<scratch_block>;
+  static constexpr bool HAS_FINISH = !std::is_empty_v<finish_block>;
+  static constexpr int SCRATCH_BYTES = HAS_SCRATCH ? detail::padded(sizeof(scratch_block)) : 0;
+  static constexpr int STAGE_BYTES = detail::padded(sizeof(input_block));
+  static constexpr int STAGES_END = SCRATCH_BYTES + INPUT_STAGES * STAGE_BYTES;
+  static constexpr int FINISH_BYTES = HAS_FINISH ? detail::padded(sizeof(finish_block)) : 0;
+  /// Finish block offset: as late as the budget allows, 1024-aligned (it may alias stages).
+  static constexpr int FINISH_OFFSET = HAS_FINISH ? (BUDGET - FINISH_BYTES) / 1024 * 1024 : BUDGET;
+  /// Stages that lie wholly before the finish block.
+  static constexpr int SAFE_STAGES = [] {
+    int s = 0;
+    while (s < INPUT_STAGES && SCRATCH_BYTES + (s + 1) * STAGE_BYTES <= FINISH_OFFSET) ++s;
+    return s;
+  }();
+  /// Bytes of dynamic shared memory to launch with (includes 1024 bytes of alignment slack).
+  static constexpr int DYNAMIC_SHARED_BYTES = (STAGES_END > FINISH_OFFSET + FINISH_BYTES ? STAGES_END : FINISH_OFFSET + FINISH_BYTES) + 1024;
+
+  static_assert(sizeof(input_block) % 1024 == 0,
+                "lcf: sizeof(input_block) must be a multiple of 1024 bytes: expect(bar, input) counts sizeof, so a padded block would make the producer wait for bytes TMA never sends; use tiles whose sizes are multiples of 1024 or call expect_bytes with the exact count");
+  static_assert(INPUT_STAGES >= 1 && INPUT_STAGES <= 16, "lcf: INPUT_STAGES must be 1..16 (the phase bitfield holds 16 stages)");
+  static_assert(NUM_CONSUMER_WARPGROUPS >= 1 && NUM_CONSUMER_WARPGROUPS <= 3,
+                "lcf: NUM_CONSUMER_WARPGROUPS must be 1..3 (one producer warpgroup, at most 512 threads)");
+  static_assert(PRODUCER_ARRIVALS >= 1 && PRODUCER_ARRIVALS <= WARPGROUP_THREADS,
+                "lcf: PRODUCER_ARRIVALS must be 1..128: the number of arrivals producer::load makes on inputs_arrived per stage");
+  static_assert(CONSUMER_ARRIVALS >= 1 && CONSUMER_ARRIVALS <= NUM_CONSUMER_THREADS,
+                "lcf: CONSUMER_ARRIVALS must be between 1 and the consumer thread count: the arrivals compute/finish make per stage");
+  static_assert(PRODUCER_REGISTERS % 8 == 0 && PRODUCER_REGISTERS >= 24 && PRODUCER_REGISTERS <= 256,
+                "lcf: PRODUCER_REGISTERS must be a multiple of 8 in 24..256 (setmaxnreg)");
+  static_assert(CONSUMER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256,
+                "lcf: CONSUMER_REGISTERS must be a multiple of 8 in 24..256 (setmaxnreg)");
+  static_assert(PRODUCER_REGISTERS * WARPGROUP_THREADS + CONSUMER_REGISTERS * NUM_CONSUMER_THREADS <= REGISTERS_PER_SM,
+                "lcf: PRODUCER_REGISTERS*128 + CONSUMER_REGISTERS*128*NUM_CONSUMER_WARPGROUPS exceeds the 65536 registers of an SM; lower CONSUMER_REGISTERS (e.g. 232 with 40 for the producer and 2 consumer warpgroups)");
+  static_assert(BUDGET + 1024 + 256 <= MAX_SHARED_MEMORY_SM90,
+                "lcf: MAX_SHARED_MEMORY leaves no room for the 1024-byte alignment slack and the semaphores; lower it");
+  static_assert(STAGES_END <= BUDGET,
+                "lcf: scratch + INPUT_STAGES * input_block (each padded to 1024 bytes) exceed MAX_SHARED_MEMORY; reduce INPUT_STAGES or the tile sizes");
+  static_assert(FINISH_OFFSET >= SCRATCH_BYTES,
+                "lcf: finish_block does not fit after scratch_block within MAX_SHARED_MEMORY; shrink one of them");
+  static_assert(SAFE_STAGES >= 1 || !HAS_FINISH,
+                "lcf: finish_block aliases every input stage, so the next task could never start loading early; shrink finish_block or input_block");
+};
+
+/// Arguments of common_setup.
+template <class K> struct common_args {
+  typename traits<K>::common_state &common;
+  int task_iter;
+  int &num_iters;
+  const typename traits<K>::globals &globals;
+  typename traits<K>::scratch_block &scratch;
+};
+template <class K> struct producer_setup_args : common_args<K> { typename traits<K>::producer_state &state; };
+template <class K> struct producer_load_args : common_args<K> {
+  typename traits<K>::producer_state &state;
+  typename traits<K>::input_block &input;
+  semaphore &inputs_arrived;
+  int iter;
+};
+template <class K> struct consumer_setup_args : common_args<K> { typename traits<K>::consumer_state &state; };
+template <class K> struct consumer_compute_args : common_args<K> {
+  typename traits<K>::consumer_state &state;
+  typename traits<K>::input_block &input;
+  semaphore &inputs_finished;
+  int iter;
+  /// inputs_finished of the previous iteration's stage (nullptr at iter 0): lets compute keep
+  /// one wgmma group in flight and release the previous stage instead (see docs/kittens.md).
+  semaphore *prev_inputs_finished;
+};
+template <class K> struct consumer_finish_args : common_args<K> {
+  typename traits<K>::consumer_state &state;
+  typename traits<K>::finish_block &finish;
+  semaphore &finish_finished;
+};
+
+/// The LCF kernel. Launch with traits<K>::NUM_THREADS threads and DYNAMIC_SHARED_BYTES (see launch()).
+template <class K>
+__global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid_constant__ typename traits<K>::globals g) {
+  using TR = traits<K>;
+  constexpr int S = TR::INPUT_STAGES;
+  extern __shared__ char lcf_smem_raw[];
+  __shared__ semaphore inputs_arrived[S], inputs_finished[S], finish_finished;
+
+  shared_allocator alloc(lcf_smem_raw);
+  char *base = alloc.ptr;
+  auto &scratch = *reinterpret_cast<typename TR::scratch_block *>(base);
+  auto *inputs = reinterpret_cast<typename TR::input_block *>(base + TR::SCRATCH_BYTES);
+  auto &finish = *reinterpret_cast<typename TR::finish_block *>(base + TR::FINISH_OFFSET);
+  auto stage = [&](int s) -> typename TR::input_block & {
+    return *reinterpret_cast<typename TR::input_block *>(reinterpret_cast<char *>(inputs) + s * TR::STAGE_BYTES);
+  };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      init_semaphore(inputs_arrived[s], TR::PRODUCER_ARRIVALS);
+      init_semaphore(inputs_finished[s], TR::CONSUMER_ARRIVALS);
+    }
+    init_semaphore(finish_finished, TR::CONSUMER_ARRIVALS);
+    fence_semaphore_init();
+  }
+  named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
+
+  typename TR::common_state common{};
+  if (warpgroupid() == TR::NUM_CONSUMER_WARPGROUPS) { // the producer warpgroup (last)
+    warpgroup::decrease_registers<TR::PRODUCER_REGISTERS>();
+    typename TR::producer_state state{};
+    ring_phases ph;
+    for (int task_iter = 0;; ++task_iter) {
+      int num_iters = -1;
+      common_args<K> ca{common, task_iter, num_iters, g, scratch};
+      K::common_setup(ca);
+      if (num_iters < 0) break;
+      producer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state};
+      K::producer::setup(sa);
+      auto load_stage = [&](int it) {
+        const int s = it % S;
+        wait(inputs_finished[s], ph.empty(s));
+        ph.flip_empty(s);
+        producer_load_args<K> la{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_arrived[s], it};
+        K::producer::load(la);
+      };
+      int it = 0;
+      for (; it < num_iters && it < TR::SAFE_STAGES; ++it) load_stage(it);
+      // The previous task's finish must release the memory the tail stages share with it.
+      wait(finish_finished, (task_iter & 1) ^ 1);
+      for (; it < num_iters; ++it) load_stage(it);
+    }
+  } else {
+    warpgroup::increase_registers<TR::CONSUMER_REGISTERS>();
+    typename TR::consumer_state state{};
+    ring_phases ph;
+    for (int task_iter = 0;; ++task_iter) {
+      int num_iters = -1;
+      common_args<K> ca{common, task_iter, num_iters, g, scratch};
+      K::common_setup(ca);
+      if (num_iters < 0) break;
+      consumer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state};
+      K::consumer::setup(sa);
+      for (int it = 0; it < num_iters; ++it) {
+        const int s = it % S;
+        wait(inputs_arrived[s], ph.full(s));
+        ph.flip_full(s);
+        semaphore *prev = it > 0 ? &inputs_finished[(it - 1) % S] : nullptr;
+        consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev};
+        K::consumer::compute(xa);
+      }
+      // Every consumer must be done reading the stages before finish overwrites aliased ones.
+      named_sync(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
+      consumer_finish_args<K> fa{{common, task_iter, num_iters, g, scratch}, state, finish, finish_finished};
+      K::consumer::finish(fa);
+    }
+  }
+}
+
+/// Host: set the kernel's shared-memory limit and launch it on `grid` blocks.
+template <class K> cudaError_t launch(const typename traits<K>::globals &g, int grid, cudaStream_t stream = 0) {
+  using TR = traits<K>;
+  cudaError_t e = cudaFuncSetAttribute(kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, TR::DYNAMIC_SHARED_BYTES);
+  if (e != cudaSuccess) return e;
+  kernel<K><<<grid, TR::NUM_THREADS, TR::DYNAMIC_SHARED_BYTES, stream>>>(g);
+  return cudaGetLastError();
+}
+
+} // namespace kittens::lcf

@@ -1,0 +1,147 @@
+// Correctness of the kernels tkc generates from kernels-spec/gemm.yaml, against a
+// double-precision host reference, at square, non-square and ragged shapes, with
+// fresh random inputs and the output poisoned before every run; and the launchers'
+// refusals of shapes the kernels cannot do.
+//
+// Build: nvcc <flags> -I<dir of gemm.h> gemm.cu gemm_check.cu -o gemm_check
+// Usage: gemm_check [seed] [quick]   (quick: the three smallest shapes, for the sanitizers)
+#include "gemm_variants.h"
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CHECK_CUDA(expr)                                                                           \
+  do {                                                                                             \
+    cudaError_t err_ = (expr);                                                                     \
+    if (err_ != cudaSuccess) {                                                                     \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(err_)); \
+      std::exit(2);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+using namespace gemm_variants;
+
+double gelu(double x) {
+  return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+std::vector<bf16> random_bf16(size_t n, std::mt19937 &rng) {
+  std::normal_distribution<float> dist(0.f, 1.f);
+  std::vector<bf16> v(n);
+  for (auto &x : v) x = __float2bfloat16(dist(rng));
+  return v;
+}
+
+bf16 *upload(const std::vector<bf16> &h) {
+  bf16 *d = nullptr;
+  CHECK_CUDA(cudaMalloc(&d, std::max<size_t>(h.size(), 1) * sizeof(bf16)));
+  CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(bf16), cudaMemcpyHostToDevice));
+  return d;
+}
+
+/// Runs one variant at one shape; returns false on a mismatch.
+bool check(const Variant &v, long long M, long long N, long long K, std::mt19937 &rng) {
+  auto hA = random_bf16(M * K, rng), hB = random_bf16(K * N, rng);
+  auto hbias = random_bf16(N, rng), hR = random_bf16(M * N, rng);
+  Device d;
+  d.A = upload(hA);
+  d.B = upload(hB); // [K, N], or [N, K] when transposed (same element count)
+  d.bias = upload(hbias);
+  d.R = upload(hR);
+  CHECK_CUDA(cudaMalloc(&d.C, M * N * sizeof(bf16)));
+  CHECK_CUDA(cudaMemset(d.C, 0xff, M * N * sizeof(bf16))); // poison: bf16 NaN everywhere
+  tkc::runtime::Status status = launch(v, d, M, N, K);
+  if (!status) {
+    std::printf("FAIL %s %lldx%lldx%lld: launcher refused: %s\n", v.name, M, N, K,
+                status.message.c_str());
+    return false;
+  }
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<bf16> hC(M * N);
+  CHECK_CUDA(cudaMemcpy(hC.data(), d.C, hC.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+  for (bf16 *p : {d.A, d.B, d.C, d.bias, d.R}) CHECK_CUDA(cudaFree(p));
+
+  double err2 = 0, ref2 = 0;
+  long long unwritten = 0;
+  std::vector<double> brow(K);
+  for (long long i = 0; i < M; ++i)
+    for (long long j = 0; j < N; ++j) {
+      double acc = 0;
+      for (long long k = 0; k < K; ++k) {
+        double a = __bfloat162float(hA[i * K + k]);
+        double b = __bfloat162float(v.transposeB ? hB[j * K + k] : hB[k * N + j]);
+        acc += a * b;
+      }
+      if (v.epilogue == Epilogue::Bias || v.epilogue == Epilogue::BiasGelu)
+        acc += __bfloat162float(hbias[j]);
+      if (v.epilogue == Epilogue::Gelu || v.epilogue == Epilogue::BiasGelu) acc = gelu(acc);
+      if (v.epilogue == Epilogue::Residual) acc += __bfloat162float(hR[i * N + j]);
+      double got = __bfloat162float(hC[i * N + j]);
+      if (std::isnan(got)) ++unwritten;
+      else err2 += (got - acc) * (got - acc);
+      ref2 += acc * acc;
+    }
+  double rel = std::sqrt(err2 / std::max(ref2, 1e-30));
+  bool ok = unwritten == 0 && rel <= 1e-2;
+  std::printf("%s %-28s M=%-5lld N=%-5lld K=%-5lld rel_err=%.3e unwritten=%lld\n",
+              ok ? "ok  " : "FAIL", v.name, M, N, K, rel, unwritten);
+  return ok;
+}
+
+/// A shape the kernel cannot do must be refused with a message, not launched.
+bool expect_refusal(const Variant &v, long long M, long long N, long long K, bool nullA,
+                    const char *needle) {
+  Device d;
+  size_t elems = 4096 * 4096;
+  for (bf16 **p : {&d.A, &d.B, &d.C, &d.bias, &d.R}) CHECK_CUDA(cudaMalloc(p, elems * 2));
+  bf16 *keepA = d.A;
+  if (nullA) d.A = nullptr;
+  tkc::runtime::Status status = launch(v, d, M, N, K);
+  for (bf16 *p : {keepA, d.B, d.C, d.bias, d.R}) CHECK_CUDA(cudaFree(p));
+  bool ok = !status && status.message.find(needle) != std::string::npos;
+  std::printf("%s refusal %s M=%lld N=%lld K=%lld: %s\n", ok ? "ok  " : "FAIL", v.name, M, N, K,
+              status ? "(launched!)" : status.message.c_str());
+  return ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  unsigned seed = argc > 1 && std::strcmp(argv[1], "-") != 0 ? std::strtoul(argv[1], nullptr, 10)
+                                                             : unsigned(std::time(nullptr));
+  const bool quick = argc > 2 && std::strcmp(argv[2], "quick") == 0;
+  std::printf("seed %u\n", seed);
+  std::mt19937 rng(seed);
+  struct Shape { long long M, N, K; };
+  // Square, non-square, and ragged: M need not be a multiple of the 128-row tile, and
+  // N and K need not be multiples of the 256-column and 64-deep tiles (only of 64, which
+  // the launchers check).
+  const Shape shapes[] = {{1, 64, 64},      {129, 320, 64},  {128, 256, 64},
+                          {256, 512, 128},  {384, 256, 512}, {200, 960, 1024},
+                          {1000, 576, 192}, {513, 768, 320}};
+  const size_t num_shapes = quick ? 3 : std::size(shapes);
+  int failures = 0, runs = 0;
+  for (const Variant &v : kVariants)
+    for (size_t i = 0; i < num_shapes; ++i, ++runs)
+      failures += !check(v, shapes[i].M, shapes[i].N, shapes[i].K, rng);
+  failures += !expect_refusal(kVariants[0], 256, 1000, 64, false, "N must be a multiple of 64");
+  failures += !expect_refusal(kVariants[0], 256, 256, 100, false, "K must be a multiple of 64");
+  failures += !expect_refusal(kVariants[5], 256, 256, 72, false, "K must be a multiple of 64");
+  failures += !expect_refusal(kVariants[0], 0, 256, 64, false, "M must be between 1 and");
+  failures += !expect_refusal(kVariants[0], 256, 256, 64, true, "A must not be null");
+  std::printf("%d passed, %d failed\n", runs + 5 - failures, failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,231 @@
+// REQUIRES: gpu
+// RUN: %nvcc %sm90_flags %s -o %t && %t
+//
+// Shared/register tile primitives against host references: vectorised global->shared
+// loads with zero fill (aligned and unaligned rows), shared->global stores with bounds,
+// ldmatrix into row and column layouts (checked through the documented fragment map),
+// stmatrix (row and transposed), maps, row/column broadcasts, row/column reductions in
+// both layouts, dtype conversion, causal and bounds masks, and rv <-> sv moves.
+#include "harness.cuh"
+
+using namespace kittens;
+using gbf = gl<bf16, 1, 1, -1, -1>;
+using gfl = gl<float, 1, 1, -1, -1>;
+
+struct outputs {
+  gfl rt_row, rt_col, rowmax, colsum, bcast, causal, bounds, rowsum_c, colmax_c, exp2v, naive;
+  gbf st_row, st_col, ragged_full, ragged_exact;
+};
+
+__global__ void kernel(gbf x, gbf x2, outputs o) {
+  extern __shared__ char raw[];
+  shared_allocator al(raw);
+  auto &s = al.allocate<st_bf<64, 64>>();
+  auto &s2 = al.allocate<st_bf<64, 64>>();
+  auto &s3 = al.allocate<st_bf<64, 64>>();
+  auto &s4 = al.allocate<st_bf<64, 64>>();
+  auto &v1 = al.allocate<sv_fl<64>>();
+  auto &v2 = al.allocate<sv_fl<64>>();
+  auto &v3 = al.allocate<sv_fl<64>>();
+  auto &v4 = al.allocate<sv_fl<64>>();
+  auto &v5 = al.allocate<sv_fl<64>>();
+  load<128>(s, x, {0, 0, 0, 0});
+  load<128>(s4, x2, {0, 0, 0, 0});
+  __syncthreads();
+  if (warpid() == 0) {
+    rt_bf<64, 64> a;
+    load(a, s);
+    store(o.rt_row, a, coord{});
+    rt_bf<64, 64, rt_layout::col> b;
+    load(b, s);
+    store(o.rt_col, b, coord{});
+    store(s2, a);
+    store(s3, b);
+
+    rt_fl<64, 64> f, h, m;
+    copy(f, a);
+    rt_fl<64, 64>::col_vec rmax;
+    rt_fl<64, 64>::row_vec csum;
+    row_max(rmax, f);
+    col_sum(csum, f);
+    sub_row(h, f, rmax);
+    mul(h, h, 2.f);
+    add_col(h, h, csum);
+    store(o.bcast, h, coord{});
+    make_causal(m, f, 0, 0, -1000.f);
+    store(o.causal, m, coord{});
+    bounds_mask(m, f, 0, 0, 37, 50, 7.f);
+    store(o.bounds, m, coord{});
+    exp2(m, f);
+    store(o.exp2v, m, coord{});
+
+    rt_fl<64, 64, rt_layout::col> fc;
+    copy(fc, b);
+    rt_fl<64, 64, rt_layout::col>::col_vec rsum; // align layout
+    rt_fl<64, 64, rt_layout::col>::row_vec cmax; // ortho layout
+    row_sum(rsum, fc);
+    col_max(cmax, fc);
+    store(v1, rmax);
+    store(v2, csum);
+    store(v3, rsum);
+    store(v4, cmax);
+    // naive vector round trip: load v1 as naive, add 1, store.
+    rv_fl<64> nv;
+    __syncwarp();
+    load(nv, v1);
+    rv_fl<64> one_v;
+    fill(one_v, 1.f);
+    map(nv, nv, one_v, base_ops::add{});
+    store(v5, nv);
+    __syncwarp();
+    for (int i = laneid(); i < 64; i += 32) {
+      o.rowmax[{0, 0, 0, i}] = v1[i];
+      o.colsum[{0, 0, 0, i}] = v2[i];
+      o.rowsum_c[{0, 0, 0, i}] = v3[i];
+      o.colmax_c[{0, 0, 0, i}] = v4[i];
+      o.naive[{0, 0, 0, i}] = v5[i];
+    }
+  }
+  __syncthreads();
+  store<128>(o.st_row, s2, {0, 0, 0, 0});
+  store<128>(o.st_col, s3, {0, 0, 0, 0});
+  store<128>(o.ragged_full, s4, {0, 0, 0, 0});
+  store<128>(o.ragged_exact, s4, {0, 0, 0, 0});
+}
+
+// Float and half paths: st_fl <-> rt_fl (4-byte shared accesses, both layouts), rt <-> gl
+// with bounds, half ldmatrix/stmatrix, vector dtype conversion.
+struct outputs2 {
+  gfl f_row, f_col, g_load;
+  gl<half, 1, 1, -1, -1> h_rt;
+  gbf v_conv;
+};
+__global__ void kernel2(gfl xf, gl<half, 1, 1, -1, -1> xh, outputs2 o) {
+  __shared__ st_fl<32, 32> sf, sf2, sf3;
+  __shared__ st_hf<32, 64> sh;
+  __shared__ sv_bf<32> sv;
+  load<32>(sf, xf, {});
+  load<32>(sh, xh, {});
+  __syncwarp();
+  rt_fl<32, 32> a;
+  rt_fl<32, 32, rt_layout::col> b;
+  load(a, sf);
+  load(b, sf);
+  store(sf2, a);
+  store(sf3, b);
+  rt_fl<32, 32> g;
+  load(g, xf, coord{0, 0, 0, 0}); // register <- global with bounds (xf is 30 x 27)
+  store(o.g_load, g, coord{});
+  rt_hf<32, 64> h;
+  load(h, sh);
+  mul(h, h, 2.f);
+  store(sh, h);
+  rt_fl<32, 32>::col_vec rs;
+  row_sum(rs, a);
+  rv<bf16, 32, rv_layout::ortho> rsb;
+  copy(rsb, rs);
+  store(sv, rsb);
+  __syncwarp();
+  store<32>(o.f_row, sf2, {});
+  store<32>(o.f_col, sf3, {});
+  store<32>(o.h_rt, sh, {});
+  for (int i = laneid(); i < 32; i += 32) o.v_conv[{0, 0, 0, i}] = sv[i];
+}
+
+static void run2() {
+  using harness::dbuf;
+  const int R = 30, C = 27; // ragged: zero fill on load, bounds on register loads
+  auto hf = harness::randn<float>(R * C), hh = harness::randn<half>(32 * 64);
+  dbuf<float> df(R * C), f_row(32 * 32), f_col(32 * 32), g_load(32 * 32);
+  dbuf<half> dh(32 * 64), h_rt(32 * 64);
+  dbuf<bf16> v_conv(32);
+  df.upload(hf); dh.upload(hh);
+  for (auto *b : {&f_row, &f_col, &g_load}) b->poison();
+  h_rt.poison(); v_conv.poison();
+  using gh = gl<half, 1, 1, -1, -1>;
+  outputs2 o{gfl(f_row.p, 1, 1, 32, 32), gfl(f_col.p, 1, 1, 32, 32), gfl(g_load.p, 1, 1, 32, 32), gh(h_rt.p, 1, 1, 32, 64),
+             gbf(v_conv.p, 1, 1, 1, 32)};
+  kernel2<<<1, 32>>>(gfl(df.p, 1, 1, R, C), gh(dh.p, 1, 1, 32, 64), o);
+  CHECK_LAUNCH();
+  std::vector<double> P(32 * 32, 0.0), H(32 * 64), rs(32, 0.0);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) P[r * 32 + c] = hf[r * C + c];
+  for (int i = 0; i < 32 * 64; ++i) H[i] = 2.0 * hh[i];
+  for (int r = 0; r < 32; ++r) {
+    for (int c = 0; c < 32; ++c) rs[r] += P[r * 32 + c];
+    rs[r] = kittens::convert<float>(kittens::convert<bf16>(float(rs[r])));
+  }
+  harness::expect_close("float st <-> rt, row layout (zero-filled 30x27 source)", f_row.download(), P, 0, 0);
+  harness::expect_close("float st <-> rt, col layout", f_col.download(), P, 0, 0);
+  harness::expect_close("rt <- gl with bounds (zero past the end)", g_load.download(), P, 0, 0);
+  harness::expect_close("half ldmatrix / mul / stmatrix", h_rt.download(), H, 0, 0);
+  harness::expect_close("row_sum then float -> bf16 vector copy", v_conv.download(), rs, 0, 1e-2);
+}
+
+int main() {
+  using harness::dbuf;
+  run2();
+  const int R1 = 40, C1 = 56, R2 = 45, C2 = 50; // C2 * 2 bytes is not a multiple of 16
+  auto hx = harness::randn<bf16>(R1 * C1), hx2 = harness::randn<bf16>(R2 * C2);
+  dbuf<bf16> dx(R1 * C1), dx2(R2 * C2);
+  dx.upload(hx);
+  dx2.upload(hx2);
+  std::vector<double> P(64 * 64, 0.0), P2(64 * 64, 0.0);
+  for (int r = 0; r < R1; ++r)
+    for (int c = 0; c < C1; ++c) P[r * 64 + c] = hx[r * C1 + c];
+  for (int r = 0; r < R2; ++r)
+    for (int c = 0; c < C2; ++c) P2[r * 64 + c] = hx2[r * C2 + c];
+
+  dbuf<float> rt_row(4096), rt_col(4096), rowmax(64), colsum(64), bcast(4096), causal(4096), bounds(4096), rowsum_c(64),
+      colmax_c(64), exp2v(4096), naive(64);
+  dbuf<bf16> st_row(4096), st_col(4096), ragged_full(4096), ragged_exact(R2 * C2);
+  for (auto *b : {&rt_row, &rt_col, &rowmax, &colsum, &bcast, &causal, &bounds, &rowsum_c, &colmax_c, &exp2v, &naive}) b->poison();
+  for (auto *b : {&st_row, &st_col, &ragged_full, &ragged_exact}) b->poison();
+  auto G = [](float *p, int r, int c) { return gfl(p, 1, 1, r, c); };
+  auto B = [](bf16 *p, int r, int c) { return gbf(p, 1, 1, r, c); };
+  outputs o{G(rt_row.p, 64, 64), G(rt_col.p, 64, 64), G(rowmax.p, 1, 64), G(colsum.p, 1, 64), G(bcast.p, 64, 64),
+            G(causal.p, 64, 64), G(bounds.p, 64, 64), G(rowsum_c.p, 1, 64), G(colmax_c.p, 1, 64), G(exp2v.p, 64, 64),
+            G(naive.p, 1, 64), B(st_row.p, 64, 64), B(st_col.p, 64, 64), B(ragged_full.p, 64, 64), B(ragged_exact.p, R2, C2)};
+  const int smem = shared_bytes_needed(4 * 8192 + 5 * 256);
+  CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  kernel<<<1, 128, smem>>>(B(dx.p, R1, C1), B(dx2.p, R2, C2), o);
+  CHECK_LAUNCH();
+
+  std::vector<double> rmax(64, -INFINITY), csum(64, 0), rsum(64, 0), cmax(64, -INFINITY), bc(4096), ca(4096), bo(4096), e2(4096),
+      nv(64), ex(R2 * C2);
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < 64; ++c) {
+      double v = P[r * 64 + c];
+      rmax[r] = std::max(rmax[r], v);
+      cmax[c] = std::max(cmax[c], v);
+      csum[c] += v;
+      rsum[r] += v;
+    }
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < 64; ++c) {
+      double v = P[r * 64 + c];
+      bc[r * 64 + c] = (v - rmax[r]) * 2 + csum[c];
+      ca[r * 64 + c] = c <= r ? v : -1000.0;
+      bo[r * 64 + c] = (r < 37 && c < 50) ? v : 7.0;
+      e2[r * 64 + c] = std::exp2(v);
+    }
+  for (int i = 0; i < 64; ++i) nv[i] = rmax[i] + 1;
+  for (int i = 0; i < R2 * C2; ++i) ex[i] = hx2[i];
+
+  harness::expect_close("ldmatrix row layout (fragment map)", rt_row.download(), P, 0, 0);
+  harness::expect_close("ldmatrix.trans col layout (fragment map)", rt_col.download(), P, 0, 0);
+  harness::expect_close("stmatrix row layout", st_row.download(), P, 0, 0);
+  harness::expect_close("stmatrix.trans col layout", st_col.download(), P, 0, 0);
+  harness::expect_close("zero-filled load, unaligned rows", ragged_full.download(), P2, 0, 0);
+  harness::expect_close("bounded store", ragged_exact.download(), ex, 0, 0);
+  harness::expect_close("row_max (row layout -> ortho)", rowmax.download(), rmax, 0, 0);
+  harness::expect_close("col_sum (row layout -> align)", colsum.download(), csum, 1e-4, 1e-5);
+  harness::expect_close("row_sum (col layout -> align)", rowsum_c.download(), rsum, 1e-4, 1e-5);
+  harness::expect_close("col_max (col layout -> ortho)", colmax_c.download(), cmax, 0, 0);
+  harness::expect_close("sub_row / mul / add_col broadcasts", bcast.download(), bc, 1e-4, 1e-5);
+  harness::expect_close("make_causal", causal.download(), ca, 0, 0);
+  harness::expect_close("bounds_mask", bounds.download(), bo, 0, 0);
+  harness::expect_close("exp2 map", exp2v.download(), e2, 0, 2e-6);
+  harness::expect_close("naive rv load/map/store", naive.download(), nv, 0, 1e-7);
+  return harness::finish("register_ops");
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Reads nvcc -Xptxas -v output and fails unless exactly N kernels were
+compiled and none of them spills or uses a stack frame.
+
+    check_ptxas.py PTXAS_LOG N
+"""
+import re
+import sys
+
+
+def main():
+    text = open(sys.argv[1]).read()
+    expected = int(sys.argv[2])
+    kernels = re.findall(r"Compiling entry function '([^']+)'", text)
+    frames = re.findall(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads",
+                        text)
+    problems = []
+    if len(kernels) != expected:
+        problems.append(f"expected {expected} kernels, ptxas compiled {len(kernels)}")
+    if len(frames) < len(kernels):
+        problems.append("ptxas printed fewer resource reports than kernels")
+    for name, (stack, stores, loads) in zip(kernels, frames):
+        if int(stores) or int(loads) or int(stack):
+            problems.append(f"{name}: {stack} bytes stack, {stores}/{loads} bytes spilled")
+    for p in problems:
+        print("error:", p)
+    print(f"{len(kernels)} kernels, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+//===- GlobalLayoutTest.cpp - 4-D global layouts and coordinates ---------===//
+#include <kittens/types/global/coord.cuh>
+#if defined(KITTENS_HAVE_CUDA_HEADERS)
+#include <kittens/types/global/gl.cuh>
+#endif
+
+#include <gtest/gtest.h>
+
+using kittens::coord;
+
+TEST(GlobalLayout, TileCoordinatesScaleRowsAndCols) {
+  coord e = kittens::tile_to_element({1, 2, 3, 4}, 64, 128);
+  EXPECT_EQ(e.b, 1); EXPECT_EQ(e.d, 2); EXPECT_EQ(e.r, 192); EXPECT_EQ(e.c, 512);
+}
+
+TEST(GlobalLayout, LinearIndexIsRowMajor) {
+  EXPECT_EQ(kittens::linear_index({0, 0, 0, 5}, 3, 7, 11), 5);
+  EXPECT_EQ(kittens::linear_index({0, 0, 2, 5}, 3, 7, 11), 27);
+  EXPECT_EQ(kittens::linear_index({0, 1, 0, 0}, 3, 7, 11), 77);
+  EXPECT_EQ(kittens::linear_index({1, 0, 0, 0}, 3, 7, 11), 231);
+  // No 32-bit overflow for large tensors.
+  EXPECT_EQ(kittens::linear_index({0, 0, 65536, 0}, 1, 65537, 65536), int64_t(65536) * 65536);
+}
+
+#if defined(KITTENS_HAVE_CUDA_HEADERS)
+TEST(GlobalLayout, CompileTimeAndRuntimeDims) {
+  float buf[2 * 3 * 4 * 5];
+  kittens::gl<float, -1, 3, -1, 5> g(buf, 2, 3, 4, 5);
+  EXPECT_EQ(g.batch(), 2); EXPECT_EQ(g.depth(), 3); EXPECT_EQ(g.rows(), 4); EXPECT_EQ(g.cols(), 5);
+  EXPECT_EQ(g.row_stride(), 5); EXPECT_EQ(g.depth_stride(), 20); EXPECT_EQ(g.batch_stride(), 60);
+  EXPECT_EQ(g.ptr(coord{1, 2, 3, 4}), &buf[119]);
+}
+
+TEST(GlobalLayout, WrongCompileTimeDimThrows) {
+  float buf[16];
+  try {
+    kittens::gl<float, 1, 1, 4, 4> g(buf, 1, 1, 2, 8);
+    FAIL() << "a contradicting run-time dim must throw";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_STREQ(e.what(), "kittens::gl: rows is 2 but the layout fixes it at compile time to 4");
+  }
+  EXPECT_THROW((kittens::gl<float>(buf, 1, 0, 4, 4)), std::invalid_argument);
+}
+#endif
