@@ -29,7 +29,6 @@ namespace {
 
 using ir::Kernel;
 
-constexpr int kWarpgroupWarps = 4;
 constexpr int kWarpRows = 16;
 
 /// How a kernel uses each of its globals.
