@@ -11,25 +11,26 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 GEN=${GEN:-.gen}
 OUT=${OUT:-build/device-gemm}
+BIN=${BIN:-/tmp/tkc-device-gemm}
 COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$BIN"
 flags=(-gencode=arch=compute_90a,code=sm_90a -std=c++20 -O3 --expt-relaxed-constexpr
        -Ikittens/include -Iruntime/include "-I$GEN" -Itest/GPU/gemm/Inputs)
 status=0
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
-nvcc "${flags[@]}" "$GEN/gemm.cu" test/GPU/gemm/Inputs/gemm_check.cu -o "$OUT/gemm_check" &
+nvcc "${flags[@]}" "$GEN/gemm.cu" test/GPU/gemm/Inputs/gemm_check.cu -o "$BIN/gemm_check" &
 nvcc "${flags[@]}" -shared -Xcompiler -fPIC "$GEN/gemm.cu" bench/gemm/tkc_gemm_ext.cu \
-  -o "$OUT/libtkcgemm.so" &
+  -o "$BIN/libtkcgemm.so" &
 wait || status=1
 
 echo "== correctness"
-"$OUT/gemm_check" | tee "$OUT/gemm_check.log" | grep -v "^ok" || status=1
+"$BIN/gemm_check" | tee "$OUT/gemm_check.log" | grep -v "^ok" || status=1
 tail -n 1 "$OUT/gemm_check.log"
 
 echo "== compute-sanitizer (small shapes)"
 for tool in memcheck racecheck synccheck; do
-  compute-sanitizer --tool "$tool" --error-exitcode 99 "$OUT/gemm_check" 1 quick \
+  compute-sanitizer --tool "$tool" --error-exitcode 99 "$BIN/gemm_check" 1 quick \
     > "$OUT/sanitizer-$tool.log" 2>&1
   rc=$?
   echo "$tool: exit $rc; $(grep -E 'ERROR SUMMARY|passed, ' "$OUT/sanitizer-$tool.log" | tr '\n' ' ')"
@@ -37,6 +38,6 @@ for tool in memcheck racecheck synccheck; do
 done
 
 echo "== benchmark against cuBLAS"
-python3 bench/gemm/run.py --lib "$OUT/libtkcgemm.so" --out "$OUT/gemm-bench.json" \
+python3 bench/gemm/run.py --lib "$BIN/libtkcgemm.so" --out "$OUT/gemm-bench.json" \
   --commit "$COMMIT" ${QUICK:+--quick} || status=1
 exit $status

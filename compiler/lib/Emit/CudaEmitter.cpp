@@ -202,20 +202,6 @@ public:
     w.comment("Sizes: positive and small enough for 32-bit tile counts.");
     for (const std::string &size : sizeSymbols())
       emitCheck(fmt::format("tkc::runtime::checkExtent({0}, \"{0}\", 1, 2147483647)", size));
-    // kittens moves a swizzled tile wider than one 128-byte chunk as a view in
-    // which each row is split into 64-element chunks; that view cannot mark a
-    // partial last chunk out of bounds, so those rows must be whole chunks.
-    llvm::StringSet<> chunked;
-    for (size_t g = 0; g < k.globals.size(); ++g) {
-      const ir::Global &global = k.globals[g];
-      bool tma = roles[g] == Role::TmaLoad || roles[g] == Role::TmaStore;
-      const ir::Size &cols = global.dims.back();
-      if (!tma || cols.constant || !chunked.insert(cols.symbol).second)
-        continue;
-      emitCheck(fmt::format("tkc::runtime::checkMultiple({0}, \"{0}\", 64, \"{1} is moved in "
-                            "128-byte swizzled chunks; ragged {0} is not supported yet\")",
-                            cols.symbol, global.name));
-    }
     w.comment("Pointers: TMA needs 16-byte aligned tensors with 16-byte aligned rows.");
     for (size_t g = 0; g < k.globals.size(); ++g) {
       const ir::Global &global = k.globals[g];

@@ -67,3 +67,18 @@ TEST(TmaCheck, RankAndElementSize) {
   q.elem_bytes = 3;
   EXPECT_NE(validate(q).find("element size 3"), std::string::npos);
 }
+
+TEST(TmaCheck, RaggedColumnsUseOneCopyPerChunk) {
+  // 1000 bf16 columns end inside a 64-element chunk: the 4-D map spans the real
+  // columns (2000-byte rows) and moves a 128-row x 64-column box per copy.
+  request q = chunk_request(0x10000, 2, 128, 128, 1, 1, 4096, 1000);
+  EXPECT_EQ(q.rank, 4);
+  EXPECT_EQ(q.swizzle_bytes, 128);
+  EXPECT_EQ(q.dims[0], 1000u); EXPECT_EQ(q.dims[1], 4096u);
+  EXPECT_EQ(q.strides[0], 2000u);
+  EXPECT_EQ(q.box[0], 64u); EXPECT_EQ(q.box[1], 128u);
+  EXPECT_EQ(validate(q), "");
+  // Rows must still be 16-byte multiples: 1001 columns (2002 bytes) are refused.
+  request odd = chunk_request(0x10000, 2, 128, 128, 1, 1, 4096, 1001);
+  EXPECT_NE(validate(odd).find("not a multiple of 16"), std::string::npos) << validate(odd);
+}

@@ -126,20 +126,19 @@ int main(int argc, char **argv) {
   std::printf("seed %u\n", seed);
   std::mt19937 rng(seed);
   struct Shape { long long M, N, K; };
-  // Square, non-square, and ragged: M need not be a multiple of the 128-row tile, and
-  // N and K need not be multiples of the 256-column and 64-deep tiles (only of 64, which
-  // the launchers check).
-  const Shape shapes[] = {{1, 64, 64},      {129, 320, 64},  {128, 256, 64},
-                          {256, 512, 128},  {384, 256, 512}, {200, 960, 1024},
-                          {1000, 576, 192}, {513, 768, 320}};
+  // Square, non-square, and ragged in every dimension: M, N and K need not be multiples
+  // of the 128x256x64 tiles (N and K only of 8, for 16-byte TMA rows; the launchers check).
+  const Shape shapes[] = {{1, 8, 8},        {129, 264, 72},  {128, 256, 64},
+                          {256, 512, 128},  {384, 256, 512}, {200, 1000, 1000},
+                          {1000, 520, 136}, {513, 776, 200}};
   const size_t num_shapes = quick ? 3 : std::size(shapes);
   int failures = 0, runs = 0;
   for (const Variant &v : kVariants)
     for (size_t i = 0; i < num_shapes; ++i, ++runs)
       failures += !check(v, shapes[i].M, shapes[i].N, shapes[i].K, rng);
-  failures += !expect_refusal(kVariants[0], 256, 1000, 64, false, "N must be a multiple of 64");
-  failures += !expect_refusal(kVariants[0], 256, 256, 100, false, "K must be a multiple of 64");
-  failures += !expect_refusal(kVariants[5], 256, 256, 72, false, "K must be a multiple of 64");
+  failures += !expect_refusal(kVariants[0], 256, 1001, 64, false, "rows of B must be a multiple of 16 bytes");
+  failures += !expect_refusal(kVariants[0], 256, 256, 100, false, "rows of A must be a multiple of 16 bytes");
+  failures += !expect_refusal(kVariants[5], 256, 256, 100, false, "rows of A must be a multiple of 16 bytes");
   failures += !expect_refusal(kVariants[0], 0, 256, 64, false, "M must be between 1 and");
   failures += !expect_refusal(kVariants[0], 256, 256, 64, true, "A must not be null");
   std::printf("%d passed, %d failed\n", runs + 5 - failures, failures);

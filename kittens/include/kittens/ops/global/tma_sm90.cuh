@@ -40,10 +40,18 @@ template <class ST> KITTENS_DEVICE void load_async(ST &dst, const tile_map<ST> &
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(smem_addr(&dst)), "l"(detail::map_ptr(&m.map)),
                  "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(smem_addr(&bar)) : "memory");
-  } else {
+  } else if (m.chunk_copies == 0) {
     asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3, %4, %5, %6}], [%7];\n" ::"r"(smem_addr(&dst)), "l"(detail::map_ptr(&m.map)),
                  "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]), "r"(smem_addr(&bar)) : "memory");
+  } else {
+    // One copy per column chunk; each fills rows x swizzle_bytes of the tile, in order.
+    for (int j = 0; j < m.chunk_copies; ++j)
+      asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                   " [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+                   ::"r"(smem_addr(&dst) + uint32_t(j * ST::rows * ST::swizzle_bytes)), "l"(detail::map_ptr(&m.map)),
+                   "r"(t.c * ST::cols + j * ST::chunk_cols), "r"(t.r * ST::rows), "r"(t.d), "r"(t.b),
+                   "r"(smem_addr(&bar)) : "memory");
   }
 }
 
@@ -54,10 +62,15 @@ template <class ST> KITTENS_DEVICE void store_async(const tile_map<ST> &m, const
   if constexpr (ST::swizzle_bytes == 0) {
     asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
                  ::"l"(detail::map_ptr(&m.map)), "r"(smem_addr(&src)), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]) : "memory");
-  } else {
+  } else if (m.chunk_copies == 0) {
     asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n"
                  ::"l"(detail::map_ptr(&m.map)), "r"(smem_addr(&src)), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]),
                  "r"(c[4]) : "memory");
+  } else {
+    for (int j = 0; j < m.chunk_copies; ++j)
+      asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
+                   ::"l"(detail::map_ptr(&m.map)), "r"(smem_addr(&src) + uint32_t(j * ST::rows * ST::swizzle_bytes)),
+                   "r"(t.c * ST::cols + j * ST::chunk_cols), "r"(t.r * ST::rows), "r"(t.d), "r"(t.b) : "memory");
   }
 }
 
@@ -68,10 +81,15 @@ template <class ST> KITTENS_DEVICE void store_add_async(const tile_map<ST> &m, c
   if constexpr (ST::swizzle_bytes == 0) {
     asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
                  ::"l"(detail::map_ptr(&m.map)), "r"(smem_addr(&src)), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]) : "memory");
-  } else {
+  } else if (m.chunk_copies == 0) {
     asm volatile("cp.reduce.async.bulk.tensor.5d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4, %5, %6}], [%1];\n"
                  ::"l"(detail::map_ptr(&m.map)), "r"(smem_addr(&src)), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]),
                  "r"(c[4]) : "memory");
+  } else {
+    for (int j = 0; j < m.chunk_copies; ++j)
+      asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
+                   ::"l"(detail::map_ptr(&m.map)), "r"(smem_addr(&src) + uint32_t(j * ST::rows * ST::swizzle_bytes)),
+                   "r"(t.c * ST::cols + j * ST::chunk_cols), "r"(t.r * ST::rows), "r"(t.d), "r"(t.b) : "memory");
   }
 }
 

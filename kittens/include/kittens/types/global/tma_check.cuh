@@ -129,6 +129,17 @@ inline request plain_request(uint64_t addr, int elem_bytes, int box_rows, int bo
   return q;
 }
 
+/// Swizzled 4-D request for tensors whose rows are not whole swizzle chunks: the map
+/// spans the real columns, and one copy moves one chunk (a tile_rows x chunk box), so a
+/// tile takes tile_cols / chunk copies and the hardware zero-fills (or clips) the columns
+/// past the end.
+inline request chunk_request(uint64_t addr, int elem_bytes, int swizzle_bytes, int tile_rows, uint64_t B,
+                             uint64_t D, uint64_t R, uint64_t C, const char *what = "tile map") {
+  request q = plain_request(addr, elem_bytes, tile_rows, swizzle_bytes / elem_bytes, B, D, R, C, what);
+  q.swizzle_bytes = swizzle_bytes;
+  return q;
+}
+
 /// Vector request: `length` contiguous elements along the columns of one row.
 inline request vector_request(uint64_t addr, int elem_bytes, int length, uint64_t B, uint64_t D, uint64_t R,
                               uint64_t C) {

@@ -30,6 +30,10 @@ namespace kittens {
 template <class ST> struct tile_map {
   using tile = ST;
   CUtensorMap map;
+  /// Swizzled tiles only: 0 when the map is the 5-D chunked view (rows are whole
+  /// chunks: one copy per tile); otherwise the number of copies per tile, one per
+  /// chunk, through a 4-D map over the real columns (ragged rows).
+  int chunk_copies = 0;
 };
 /// TMA descriptor for shared vector type SV (4-D map along the columns).
 template <class SV> struct vector_map {
@@ -107,10 +111,17 @@ template <class ST, class GL> tile_map<ST> make_tile_map(const GL &g) {
   if constexpr (ST::swizzle_bytes == 0) {
     auto q = tma_check::plain_request(addr, sizeof(T), ST::rows, ST::cols, g.batch(), g.depth(), g.rows(), g.cols());
     out.map = detail::encode(q, detail::tma_dtype<T>(), "");
-  } else {
+  } else if (g.cols() % ST::chunk_cols == 0) {
     auto q = tma_check::tile_request(addr, sizeof(T), ST::swizzle_bytes, ST::rows, ST::cols, g.batch(), g.depth(),
                                      g.rows(), g.cols());
     out.map = detail::encode(q, detail::tma_dtype<T>(), tma_check::validate_tile(q, g.cols(), ST::cols));
+  } else {
+    // Rows that end inside a chunk: the 5-D view would read the next row there, so move
+    // the tile chunk by chunk through a map that knows where each row ends.
+    auto q = tma_check::chunk_request(addr, sizeof(T), ST::swizzle_bytes, ST::rows, g.batch(), g.depth(),
+                                      g.rows(), g.cols());
+    out.map = detail::encode(q, detail::tma_dtype<T>(), "");
+    out.chunk_copies = ST::cols / ST::chunk_cols;
   }
   return out;
 }
