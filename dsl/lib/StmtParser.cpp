@@ -338,18 +338,7 @@ private:
   std::unique_ptr<Expr> parseExpr() { return parseLeftAssoc({"or"}, &Parser::parseConj); }
   std::unique_ptr<Expr> parseConj() { return parseLeftAssoc({"and"}, &Parser::parseNeg); }
   std::unique_ptr<Expr> parseNeg() {
-    if (!isOperator("not"))
-      return parseCompare();
-    if (++nesting > kMaxNesting)
-      fail("fewer nested operators");
-    Token op = take();
-    auto node = std::make_unique<Expr>();
-    node->kind = Expr::Kind::Unary;
-    node->text = op.text;
-    node->loc = op.loc;
-    node->operands.push_back(parseNeg());
-    --nesting;
-    return node;
+    return parsePrefix("not", &Parser::parseNeg, &Parser::parseCompare);
   }
   std::unique_ptr<Expr> parseCompare() {
     return parseLeftAssoc({"<", "<=", ">", ">=", "==", "!="}, &Parser::parseAdditive);
@@ -358,19 +347,24 @@ private:
   std::unique_ptr<Expr> parseTerm() { return parseLeftAssoc({"*", "/", "@"}, &Parser::parseUnary); }
 
   std::unique_ptr<Expr> parseUnary() {
-    if (isPunct("-")) {
-      if (++nesting > kMaxNesting)
-        fail("fewer nested operators");
-      Token op = take();
-      auto node = std::make_unique<Expr>();
-      node->kind = Expr::Kind::Unary;
-      node->text = op.text;
-      node->loc = op.loc;
-      node->operands.push_back(parseUnary());
-      --nesting;
-      return node;
-    }
-    return parsePostfix();
+    return parsePrefix("-", &Parser::parseUnary, &Parser::parsePostfix);
+  }
+
+  /// `op operand` (recursing through `self`), or else `next`.
+  std::unique_ptr<Expr> parsePrefix(llvm::StringRef op, std::unique_ptr<Expr> (Parser::*self)(),
+                                    std::unique_ptr<Expr> (Parser::*next)()) {
+    if (!isOperator(op))
+      return (this->*next)();
+    if (++nesting > kMaxNesting)
+      fail("fewer nested operators");
+    Token opToken = take();
+    auto node = std::make_unique<Expr>();
+    node->kind = Expr::Kind::Unary;
+    node->text = opToken.text;
+    node->loc = opToken.loc;
+    node->operands.push_back((this->*self)());
+    --nesting;
+    return node;
   }
 
   std::unique_ptr<Expr> parsePostfix() {
