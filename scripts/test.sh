@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: install what is missing, then
-#   1. build with g++ (warnings as errors) and run every unit and lit test;
+#   1. build with g++ (warnings as errors) and run every unit and lit test,
+#      the Python package's tests, and build examples/cmake-consumer against
+#      an installed tkc (scripts/check-integration.sh);
 #   2. build with clang under AddressSanitizer + UndefinedBehaviorSanitizer and
 #      run the unit and lit tests again;
 #   3. fuzz the spec front end for TKC_FUZZ_SECONDS (default 60).
@@ -18,6 +20,8 @@ echo "== 1/3 build and test (g++)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTKC_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 (cd build && ctest --output-on-failure -j "$jobs")
+echo "== 1/3 integration: Python package, CMake package and examples/cmake-consumer"
+scripts/check-integration.sh build
 
 echo "== 2/3 build and test under ASan+UBSan (clang)"
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \

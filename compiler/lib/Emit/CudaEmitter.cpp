@@ -177,7 +177,7 @@ public:
       params.push_back(
           fmt::format("{}{} *{}", output ? "" : "const ", scalarType(global.dtype), global.name));
     }
-    for (const std::string &size : sizeSymbols())
+    for (const std::string &size : ir::launchSizeSymbols(k))
       params.push_back("long long " + size);
     return llvm::join(params, ", ");
   }
@@ -200,7 +200,7 @@ public:
     w.line("};");
     w.line("tkc::runtime::Status status;");
     w.comment("Sizes: positive and small enough for 32-bit tile counts.");
-    for (const std::string &size : sizeSymbols())
+    for (const std::string &size : ir::launchSizeSymbols(k))
       emitCheck(fmt::format("tkc::runtime::checkExtent({0}, \"{0}\", 1, 2147483647)", size));
     w.comment("Pointers: TMA needs 16-byte aligned tensors with 16-byte aligned rows.");
     for (size_t g = 0; g < k.globals.size(); ++g) {
@@ -253,24 +253,6 @@ private:
       text += " with " + llvm::join(params, ", ");
     }
     return text + ".";
-  }
-
-  /// Size symbols in the order the launcher takes them: those the task
-  /// indices run over, the loop's, then the rest in order of appearance.
-  std::vector<std::string> sizeSymbols() const {
-    std::vector<std::string> out;
-    llvm::StringSet<> seen;
-    auto add = [&](const ir::Size &size) {
-      if (!size.constant && seen.insert(size.symbol).second)
-        out.push_back(size.symbol);
-    };
-    for (const ir::IterVar &v : k.tasks)
-      add(v.size);
-    add(k.loop.size);
-    for (const ir::Global &g : k.globals)
-      for (const ir::Size &d : g.dims)
-        add(d);
-    return out;
   }
 
   void emitCheck(const std::string &call) {

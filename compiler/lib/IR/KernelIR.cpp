@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace tkc::ir {
 
@@ -40,6 +41,22 @@ std::string dims(const std::vector<Size> &list) {
 }
 
 } // namespace
+
+std::vector<std::string> launchSizeSymbols(const Kernel &kernel) {
+  std::vector<std::string> out;
+  llvm::StringSet<> seen;
+  auto add = [&](const Size &size) {
+    if (!size.constant && seen.insert(size.symbol).second)
+      out.push_back(size.symbol);
+  };
+  for (const IterVar &v : kernel.tasks)
+    add(v.size);
+  add(kernel.loop.size);
+  for (const Global &g : kernel.globals)
+    for (const Size &d : g.dims)
+      add(d);
+  return out;
+}
 
 void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   os << "kernel " << k.name << " (spec " << k.specName << ", arch " << (k.arch ? k.arch->name : "?")

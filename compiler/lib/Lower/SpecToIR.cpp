@@ -715,7 +715,8 @@ private:
         continue;
       }
       if (aCols != 64) {
-        diags.report(DiagID::err_sema_tile_width, value->loc, "the product's K", aCols);
+        diags.report(DiagID::err_sema_tile_width, value->operands[0]->loc, "tile '" + ta.name + "'",
+                     aCols);
         continue;
       }
       if (bCols % 64 != 0 || bCols > 256) {
@@ -862,7 +863,38 @@ std::string instanceSuffix(const spec::ParamDecl &param, const spec::ParamValue 
 
 } // namespace
 
-std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, DiagnosticEngine &diags) {
+bool checkParamRestrictions(const spec::KernelSpec &spec, llvm::ArrayRef<ParamRestriction> only,
+                            DiagnosticEngine &diags) {
+  bool ok = true;
+  for (const ParamRestriction &r : only) {
+    auto param = llvm::find_if(spec.params,
+                               [&](const spec::ParamDecl &p) { return p.name.value == r.name; });
+    if (param == spec.params.end()) {
+      llvm::SmallVector<std::string, 4> names;
+      for (const spec::ParamDecl &p : spec.params)
+        names.push_back(p.name.value);
+      if (names.empty())
+        diags.report(DiagID::err_param_option_no_params, SourceLoc(), r.name);
+      else
+        diags.report(DiagID::err_param_option_unknown, SourceLoc(), r.name,
+                     llvm::join(names, ", "));
+      ok = false;
+    } else if (llvm::none_of(param->values, [&](const spec::ParamValue &v) {
+                 return paramValueName(v) == r.value;
+               })) {
+      llvm::SmallVector<std::string, 8> values;
+      for (const spec::ParamValue &v : param->values)
+        values.push_back(paramValueName(v));
+      diags.report(DiagID::err_param_option_value, SourceLoc(), r.name, r.value,
+                   llvm::join(values, ", "));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, DiagnosticEngine &diags,
+                                         llvm::ArrayRef<ParamRestriction> only) {
   size_t count = 1;
   for (const spec::ParamDecl &param : spec.params) {
     count *= param.values.size();
@@ -902,6 +934,21 @@ std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, Diagnosti
         instance.name +=
             "_" + spec.params[p].name.value + "_" + sanitize(paramValueName(*instance.values[p]));
     }
+  // --param restrictions drop instances after naming, so names stay stable.
+  llvm::erase_if(instances, [&](const Instance &instance) {
+    for (size_t p = 0; p < spec.params.size(); ++p) {
+      bool restricted = false, kept = false;
+      for (const ParamRestriction &r : only) {
+        if (r.name != spec.params[p].name.value)
+          continue;
+        restricted = true;
+        kept = kept || r.value == paramValueName(*instance.values[p]);
+      }
+      if (restricted && !kept)
+        return true;
+    }
+    return false;
+  });
   return instances;
 }
 

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/Emit/CudaEmitter.h"
 #include "tkc/Emit/Format.h"
+#include "tkc/Emit/ManifestEmitter.h"
 #include "tkc/Lower/SpecToIR.h"
 #include "tkc/Passes/Passes.h"
 #include "tkc/Target/Arch.h"
@@ -42,7 +43,7 @@ enum ExitCode : int {
   kExitInternalError = 3,
 };
 
-enum class EmitKind { AST, IR, CUDA };
+enum class EmitKind { AST, IR, CUDA, Manifest };
 
 cl::OptionCategory tkcCategory("tkc options");
 
@@ -57,13 +58,21 @@ cl::opt<EmitKind> emitKind(
     cl::values(clEnumValN(EmitKind::AST, "ast", "the located spec AST"),
                clEnumValN(EmitKind::IR, "ir", "kernel IR of every instantiation, after the passes"),
                clEnumValN(EmitKind::CUDA, "cuda",
-                          "CUDA C++ on kittens and a header declaring the launchers")),
+                          "CUDA C++ on kittens and a header declaring the launchers"),
+               clEnumValN(EmitKind::Manifest, "manifest",
+                          "JSON describing every launcher --emit=cuda writes")),
     cl::cat(tkcCategory));
 
 cl::opt<std::string> archName("arch",
                               cl::desc("Target architecture; overrides the spec's 'arch' "
                                        "(default: the spec's, else sm_90a)"),
                               cl::value_desc("name"), cl::cat(tkcCategory));
+
+cl::list<std::string> paramOptions(
+    "param",
+    cl::desc("Instantiate only where parameter NAME is VALUE (repeatable; several values of one "
+             "parameter keep each)"),
+    cl::value_desc("NAME=VALUE"), cl::cat(tkcCategory));
 
 cl::opt<unsigned> errorLimit("error-limit",
                              cl::desc("Stop after <n> errors (0: no limit; default 20)"),
@@ -129,6 +138,15 @@ int runCompiler() {
     }
     archOverride = archName.getValue();
   }
+  std::vector<tkc::ParamRestriction> restrictions;
+  for (const std::string &option : paramOptions) {
+    auto [name, value] = llvm::StringRef(option).split('=');
+    if (name.empty() || value.empty()) {
+      diags.report(tkc::DiagID::err_param_option_syntax, tkc::SourceLoc(), option);
+      return kExitUsage;
+    }
+    restrictions.push_back({name.str(), value.str()});
+  }
 
   uint64_t size = 0;
   if (inputPath != "-" && !llvm::sys::fs::file_size(inputPath, size) &&
@@ -154,6 +172,8 @@ int runCompiler() {
     return kExitInputError;
   if (!tkc::resolveArch(*spec, archOverride, diags))
     return kExitInputError;
+  if (!tkc::checkParamRestrictions(*spec, restrictions, diags))
+    return kExitUsage;
 
   std::string text, header;
   llvm::raw_string_ostream os(text);
@@ -162,7 +182,7 @@ int runCompiler() {
     tkc::printSpec(*spec, os);
   } else {
     const tkc::ArchInfo *arch = tkc::resolveArch(*spec, archOverride, diags);
-    std::vector<tkc::Instance> instances = tkc::enumerateInstances(*spec, diags);
+    std::vector<tkc::Instance> instances = tkc::enumerateInstances(*spec, diags, restrictions);
     if (instances.empty())
       return kExitInputError;
     tkc::PipelineOptions options{printAfterAll, timePasses, &llvm::errs()};
@@ -181,6 +201,9 @@ int runCompiler() {
           os << "\n";
         tkc::ir::printKernel(kernel, os);
       }
+    } else if (emitKind == EmitKind::Manifest) {
+      tkc::emitManifest(kernels, {llvm::sys::path::filename(spec->fileName).str(), TKC_VERSION},
+                        os);
     } else {
       if (header_out.empty() && outputPath != "-") {
         llvm::StringRef out = outputPath;

@@ -159,6 +159,12 @@ struct Kernel {
   Plan plan;
 };
 
+/// The size symbols a kernel's launcher takes, in order: those the task
+/// indices run over, the loop's, then the rest in order of appearance in the
+/// globals. Shared by the CUDA and manifest emitters, so that the launcher and
+/// its description cannot disagree.
+std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
+
 /// Deterministic text of `kernel` (what --emit=ir and --print-after-all print).
 void printKernel(const Kernel &kernel, llvm::raw_ostream &os);
 

@@ -10,6 +10,8 @@
 #include "tkc/dsl/Diagnostics.h"
 #include "tkc/dsl/SpecAST.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <optional>
 #include <vector>
 
@@ -25,9 +27,24 @@ struct Instance {
 /// Most instantiations one spec may make.
 inline constexpr size_t kMaxInstances = 256;
 
-/// Every instantiation of `spec`, the last parameter varying fastest.
-/// Reports an error and returns an empty list past kMaxInstances.
-std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, DiagnosticEngine &diags);
+/// `--param NAME=VALUE`: keep only the instantiations in which parameter
+/// NAME has VALUE (spelt as in the spec; booleans as true/false). Several
+/// restrictions of one parameter keep each of their values.
+struct ParamRestriction {
+  std::string name, value;
+};
+
+/// Checks that every restriction names a parameter of `spec` and one of its
+/// values; reports a command-line error (no location) for each that does not.
+bool checkParamRestrictions(const spec::KernelSpec &spec, llvm::ArrayRef<ParamRestriction> only,
+                            DiagnosticEngine &diags);
+
+/// Every instantiation of `spec`, the last parameter varying fastest, less
+/// those `only` excludes (which must have passed checkParamRestrictions).
+/// Names do not depend on `only`. Reports an error and returns an empty list
+/// past kMaxInstances.
+std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, DiagnosticEngine &diags,
+                                         llvm::ArrayRef<ParamRestriction> only = {});
 
 /// Lowers one instantiation of `spec` to kernel IR for the lcf template.
 ///

@@ -1,0 +1,179 @@
+//===- ManifestEmitter.cpp - Kernel IR to a JSON launcher manifest --------===//
+//
+// Part of tkc. See docs/SpecReference.md ("What --emit=manifest writes").
+//
+//===----------------------------------------------------------------------===//
+#include "tkc/Emit/ManifestEmitter.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
+
+#include <functional>
+
+namespace tkc {
+
+namespace {
+
+/// The manifest's layout version; bump it when a key changes meaning.
+constexpr int kManifestFormatVersion = 1;
+
+/// A minimal streaming JSON writer: two-space indentation, one element per
+/// line, keys in the order written. (llvm/Support/JSON.h does not compile
+/// with clang 14 in C++20 mode: json::Array holds a vector of the incomplete
+/// json::Value.)
+class JsonWriter {
+public:
+  explicit JsonWriter(llvm::raw_ostream &os) : os(os) {}
+
+  void value(llvm::StringRef text) {
+    element();
+    quote(text);
+  }
+  void value(int64_t number) {
+    element();
+    os << number;
+  }
+  void object(const std::function<void()> &body) { scope('{', '}', body); }
+  void array(const std::function<void()> &body) { scope('[', ']', body); }
+
+  void attribute(llvm::StringRef key, llvm::StringRef text) {
+    this->key(key);
+    quote(text);
+  }
+  void attribute(llvm::StringRef key, int64_t number) {
+    this->key(key);
+    os << number;
+  }
+  void attributeObject(llvm::StringRef key, const std::function<void()> &body) {
+    this->key(key);
+    pendingKey = true;
+    object(body);
+  }
+  void attributeArray(llvm::StringRef key, const std::function<void()> &body) {
+    this->key(key);
+    pendingKey = true;
+    array(body);
+  }
+
+private:
+  /// Starts an element of the enclosing object or array on its own line.
+  void element() {
+    if (pendingKey) {
+      pendingKey = false;
+      return;
+    }
+    if (depth == 0)
+      return;
+    os << (first ? "\n" : ",\n");
+    first = false;
+    os.indent(2 * depth);
+  }
+  void key(llvm::StringRef name) {
+    element();
+    quote(name);
+    os << ": ";
+  }
+  void scope(char open, char close, const std::function<void()> &body) {
+    element();
+    os << open;
+    ++depth;
+    first = true;
+    body();
+    --depth;
+    if (!first) {
+      os << "\n";
+      os.indent(2 * depth);
+    }
+    os << close;
+    first = false;
+  }
+  void quote(llvm::StringRef text) {
+    os << '"';
+    for (unsigned char c : text) {
+      if (c == '"' || c == '\\')
+        os << '\\' << c;
+      else if (c < 0x20)
+        os << llvm::format("\\u%04x", c);
+      else
+        os << c;
+    }
+    os << '"';
+  }
+
+  llvm::raw_ostream &os;
+  int depth = 0;
+  bool first = true;
+  bool pendingKey = false;
+};
+
+const char *cType(spec::DType dtype) {
+  switch (dtype) {
+  case spec::DType::BF16:
+    return "__nv_bfloat16";
+  case spec::DType::F16:
+    return "__half";
+  case spec::DType::F32:
+    return "float";
+  }
+  return "?";
+}
+
+void writeKernel(const ir::Kernel &k, JsonWriter &j) {
+  j.object([&] {
+    j.attribute("name", k.name);
+    j.attribute("launcher", "tkc::kernels::" + k.name);
+    j.attributeObject("params", [&] {
+      for (const auto &[name, value] : k.params)
+        j.attribute(name, value);
+    });
+    j.attributeArray("arguments", [&] {
+      for (size_t g = 0; g < k.globals.size(); ++g) {
+        const ir::Global &global = k.globals[g];
+        bool output = k.store && k.store->global == g;
+        j.object([&] {
+          j.attribute("name", global.name);
+          j.attribute("dtype", spec::spelling(global.dtype));
+          j.attribute("c_type", cType(global.dtype));
+          j.attribute("rank", static_cast<int64_t>(global.dims.size()));
+          j.attributeArray("dims", [&] {
+            for (const ir::Size &d : global.dims) {
+              if (d.constant)
+                j.value(*d.constant);
+              else
+                j.value(d.symbol);
+            }
+          });
+          j.attribute("role", output ? "output" : "input");
+        });
+      }
+    });
+    j.attributeArray("sizes", [&] {
+      for (const std::string &size : ir::launchSizeSymbols(k))
+        j.value(size);
+    });
+  });
+}
+
+} // namespace
+
+void emitManifest(const std::vector<ir::Kernel> &kernels, const ManifestOptions &options,
+                  llvm::raw_ostream &os) {
+  JsonWriter j(os);
+  j.object([&] {
+    j.attribute("format", "tkc-manifest");
+    j.attribute("format_version", kManifestFormatVersion);
+    j.attribute("tkc_version", options.version);
+    j.attribute("spec", options.specName);
+    j.attribute("kernel", kernels.empty() ? "" : kernels.front().specName);
+    const ArchInfo *arch = kernels.empty() ? nullptr : kernels.front().arch;
+    j.attribute("arch", arch ? arch->name : "");
+    j.attribute("nvcc_gencode", arch ? arch->nvccGencode : "");
+    j.attributeArray("kernels", [&] {
+      for (const ir::Kernel &k : kernels)
+        writeKernel(k, j);
+    });
+  });
+  os << "\n";
+}
+
+} // namespace tkc

@@ -1,0 +1,161 @@
+"""tkc.binding and tkc.runtime.Kernel over fake tensors: which tensor is
+which argument, and every check with its message."""
+import unittest
+
+from tkc.binding import bind
+from tkc.errors import LaunchError
+from tkc.manifest import parse_manifest
+from tkc.runtime import Kernel
+
+from .fakes import DATA, FakeBackend, FakeTensor
+
+MANIFEST = parse_manifest((DATA / "gemm_bias_residual.json").read_text())
+BIAS = MANIFEST.by_name()["gemm_bias"]
+RESIDUAL = MANIFEST.by_name()["gemm_residual"]
+
+
+def gemm_inputs(M=128, N=256, K=64, **over):
+    t = {"A": FakeTensor((M, K), ptr=0x1000), "B": FakeTensor((K, N), ptr=0x2000),
+         "bias": FakeTensor((N,), ptr=0x3000)}
+    t.update(over)
+    return t
+
+
+class Bind(unittest.TestCase):
+    def setUp(self):
+        self.backend = FakeBackend()
+
+    def bind(self, *args, kernel=BIAS, out=None, **kwargs):
+        return bind(kernel, self.backend, args, kwargs, out)
+
+    def test_positional_inputs_and_allocated_output(self):
+        t = gemm_inputs()
+        call = self.bind(t["A"], t["B"], t["bias"])
+        self.assertEqual(call.sizes, [128, 256, 64])
+        self.assertEqual(len(self.backend.allocated), 1)
+        C = self.backend.allocated[0]
+        self.assertEqual((C.shape, C.dtype, C.device), ((128, 256), "bf16", ("cuda", 0)))
+        self.assertEqual(call.tensors, [t["A"], t["B"], C, t["bias"]])
+        self.assertEqual(call.outputs, [C])
+
+    def test_keywords_and_out(self):
+        t = gemm_inputs()
+        C = FakeTensor((128, 256), ptr=0x4000)
+        call = self.bind(B=t["B"], A=t["A"], bias=t["bias"], out=C)
+        self.assertEqual(call.tensors, [t["A"], t["B"], C, t["bias"]])
+        self.assertEqual(self.backend.allocated, [])
+        call = self.bind(t["A"], t["B"], t["bias"], C=C)
+        self.assertEqual(call.outputs, [C])
+        call = self.bind(t["A"], t["B"], t["bias"], out={"C": C})
+        self.assertEqual(call.outputs, [C])
+
+    def assertRefused(self, exc, message, *args, kernel=BIAS, out=None, **kwargs):
+        with self.assertRaises(exc) as cm:
+            self.bind(*args, kernel=kernel, out=out, **kwargs)
+        self.assertEqual(str(cm.exception), message)
+
+    def test_argument_list_errors(self):
+        t = gemm_inputs()
+        self.assertRefused(TypeError, "gemm_bias() is missing input 'bias'; signature: "
+                           "gemm_bias(A[M, K], B[K, N], bias[N]) -> C[M, N]", t["A"], t["B"])
+        self.assertRefused(TypeError, "gemm_bias() takes 3 positional inputs (A, B, bias), 4 "
+                           "were given; outputs go in out= or by name",
+                           t["A"], t["B"], t["bias"], t["A"])
+        self.assertRefused(TypeError, "gemm_bias() got an unexpected keyword argument 'R'; its "
+                           "arguments are A, B, C, bias", t["A"], t["B"], t["bias"], R=t["A"])
+        self.assertRefused(TypeError, "gemm_bias() got two values for 'A'", t["A"], t["B"],
+                           t["bias"], A=t["A"])
+        self.assertRefused(TypeError, "gemm_bias(): out= has 2 tensors; the kernel has 1 outputs "
+                           "(C)", t["A"], t["B"], t["bias"], out=(t["A"], t["A"]))
+        self.assertRefused(TypeError, "gemm_bias(): out= names ['D'], which are not outputs; "
+                           "outputs are ['C']", t["A"], t["B"], t["bias"], out={"D": t["A"]})
+        self.assertRefused(TypeError, "gemm_bias: input 'A' must be a tensor, found list",
+                           [[1.0]], t["B"], t["bias"])
+
+    def test_device_dtype_rank(self):
+        t = gemm_inputs()
+        cpu = FakeTensor((128, 64), device=("cpu", 0))
+        self.assertRefused(ValueError, "gemm_bias: input 'A' is on cpu; tkc kernels take CUDA "
+                           "tensors", cpu, t["B"], t["bias"])
+        other = FakeTensor((64, 256), device=("cuda", 1))
+        self.assertRefused(ValueError, "gemm_bias: 'B' is on cuda:1 but 'A' is on cuda:0; all "
+                           "tensors must be on one device", t["A"], other, t["bias"])
+        f32 = FakeTensor((128, 64), dtype="f32")
+        self.assertRefused(TypeError, "gemm_bias: input 'A' has dtype fake.f32; expected "
+                           "fake.bf16", f32, t["B"], t["bias"])
+        rank3 = FakeTensor((1, 128, 64))
+        self.assertRefused(ValueError, "gemm_bias: input 'A' has 3 dimensions [1, 128, 64]; "
+                           "expected 2 [M, K]", rank3, t["B"], t["bias"])
+
+    def test_size_symbols_must_agree(self):
+        t = gemm_inputs()
+        B = FakeTensor((128, 256))
+        self.assertRefused(ValueError, "gemm_bias: input 'B' has K=128 (dimension 0 of [K, N]) "
+                           "but 'A' has K=64 (dimension 1 of [M, K])", t["A"], B, t["bias"])
+        bias = FakeTensor((512,))
+        self.assertRefused(ValueError, "gemm_bias: input 'bias' has N=512 (dimension 0 of [N]) "
+                           "but 'B' has N=256 (dimension 1 of [K, N])", t["A"], t["B"], bias)
+        C = FakeTensor((128, 512))
+        self.assertRefused(ValueError, "gemm_bias: output 'C' has N=512 (dimension 1 of [M, N]) "
+                           "but 'B' has N=256 (dimension 1 of [K, N])", t["A"], t["B"],
+                           t["bias"], out=C)
+        C16 = FakeTensor((128, 256), dtype="f16")
+        self.assertRefused(TypeError, "gemm_bias: output 'C' has dtype fake.f16; expected "
+                           "fake.bf16", t["A"], t["B"], t["bias"], out=C16)
+
+    def test_contiguity(self):
+        t = gemm_inputs()
+        At = FakeTensor((128, 64), contiguous=False)
+        self.assertRefused(ValueError, "gemm_bias: input 'A' is not contiguous (shape [128, 64], "
+                           "strides [1, 64]); tkc kernels take row-major contiguous tensors: "
+                           "pass .contiguous()", At, t["B"], t["bias"])
+
+    def test_residual_takes_R(self):
+        t = gemm_inputs()
+        R = FakeTensor((128, 256), ptr=0x5000)
+        call = self.bind(t["A"], t["B"], R, kernel=RESIDUAL)
+        self.assertEqual([a.name for a in RESIDUAL.arguments], ["A", "B", "C", "R"])
+        self.assertEqual(call.tensors[3], R)
+
+
+class FakeFunction:
+    """Stands in for a ctypes shim entry point."""
+
+    def __init__(self, rc=0, message=b""):
+        self.rc, self.message, self.calls = rc, message, []
+
+    def __call__(self, ptrs, sizes, stream, message, capacity):
+        self.calls.append((list(ptrs), list(sizes), stream.value, capacity))
+        message.value = self.message
+        return self.rc
+
+
+class KernelCall(unittest.TestCase):
+    def test_launch_passes_pointers_sizes_and_stream(self):
+        backend = FakeBackend()
+        fn = FakeFunction()
+        kernel = Kernel(BIAS, fn, "sm_90a", lambda: backend)
+        t = gemm_inputs()
+        C = kernel(t["A"], t["B"], t["bias"], stream=0x77)
+        self.assertIs(C, backend.allocated[0])
+        ptrs, sizes, stream, capacity = fn.calls[0]
+        self.assertEqual(ptrs, [0x1000, 0x2000, C.ptr, 0x3000])
+        self.assertEqual(sizes, [128, 256, 64])
+        self.assertEqual(stream, 0x77)
+        self.assertGreater(capacity, 100)
+
+    def test_refusal_is_a_launch_error(self):
+        fn = FakeFunction(rc=1, message=b"gemm_bias: K must be a multiple of 64, got 65")
+        kernel = Kernel(BIAS, fn, "sm_90a", FakeBackend)
+        t = gemm_inputs(K=65)
+        with self.assertRaisesRegex(LaunchError, "K must be a multiple of 64, got 65"):
+            kernel(t["A"], t["B"], t["bias"])
+
+    def test_raw_launch_checks_counts(self):
+        kernel = Kernel(BIAS, FakeFunction(), "sm_90a", FakeBackend)
+        with self.assertRaisesRegex(TypeError, "expected 4 pointers and 3 sizes, found 3 and 3"):
+            kernel.launch([1, 2, 3], [1, 2, 3])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,161 @@
+"""Binds Python arguments to one launcher: which tensor is which argument,
+whether device, dtype, rank, shape and contiguity are right, what the size
+symbols are, and which outputs must be allocated.
+
+Pure Python: tensors are reached only through a *backend* (the torch one is
+in torch_backend.py), so every check here runs without torch or a GPU.
+A backend provides:
+
+    is_tensor(x) -> bool
+    dtype_name(t) -> str | None          # "bf16", "f16", "f32" or None
+    describe_dtype(t) -> str             # e.g. "torch.float32"
+    expected_dtype(name) -> str          # e.g. "torch.bfloat16"
+    device(t) -> (type: str, index: int)
+    shape(t) -> tuple[int, ...]
+    strides(t) -> tuple[int, ...]
+    is_contiguous(t) -> bool
+    empty(shape, dtype_name, device) -> tensor
+"""
+from dataclasses import dataclass
+from typing import Dict, List, Tuple
+
+from .manifest import Argument, KernelInfo
+
+
+@dataclass
+class BoundCall:
+    tensors: List[object]        # in launcher order (inputs and outputs)
+    sizes: List[int]             # in the launcher's size order
+    outputs: List[object]        # the output tensors, in launcher order
+    device: Tuple[str, int]
+
+
+def _dims_text(arg: Argument) -> str:
+    return "[%s]" % ", ".join(str(d) for d in arg.dims)
+
+
+def _collect(kernel: KernelInfo, args, kwargs, out) -> Dict[str, object]:
+    """Maps argument names to what the caller passed (None: not given)."""
+    inputs, outputs = kernel.inputs, kernel.outputs
+    given: Dict[str, object] = {}
+    if len(args) > len(inputs):
+        raise TypeError("%s() takes %d positional inputs (%s), %d were given; outputs go in "
+                        "out= or by name" % (kernel.name, len(inputs),
+                                             ", ".join(a.name for a in inputs), len(args)))
+    for arg, value in zip(inputs, args):
+        given[arg.name] = value
+    names = {a.name for a in kernel.arguments}
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError("%s() got an unexpected keyword argument '%s'; its arguments are %s"
+                            % (kernel.name, key, ", ".join(a.name for a in kernel.arguments)))
+        if key in given:
+            raise TypeError("%s() got two values for '%s'" % (kernel.name, key))
+        given[key] = value
+    if out is not None:
+        if len(outputs) == 1 and not isinstance(out, (tuple, list, dict)):
+            out = (out,)
+        if isinstance(out, dict):
+            unknown = set(out) - {a.name for a in outputs}
+            if unknown:
+                raise TypeError("%s(): out= names %s, which are not outputs; outputs are %s"
+                                % (kernel.name, sorted(unknown), [a.name for a in outputs]))
+            items = list(out.items())
+        else:
+            if len(out) != len(outputs):
+                raise TypeError("%s(): out= has %d tensors; the kernel has %d outputs (%s)"
+                                % (kernel.name, len(out), len(outputs),
+                                   ", ".join(a.name for a in outputs)))
+            items = [(a.name, t) for a, t in zip(outputs, out)]
+        for name, value in items:
+            if name in given:
+                raise TypeError("%s() got two values for output '%s'" % (kernel.name, name))
+            given[name] = value
+    missing = [a.name for a in inputs if given.get(a.name) is None]
+    if missing:
+        raise TypeError("%s() is missing input%s %s; signature: %s"
+                        % (kernel.name, "s" if len(missing) > 1 else "",
+                           ", ".join("'%s'" % m for m in missing), kernel.signature()))
+    return given
+
+
+def bind(kernel: KernelInfo, backend, args, kwargs, out=None) -> BoundCall:
+    """Checks the caller's tensors against `kernel` and allocates missing
+    outputs. Raises TypeError (wrong kind or dtype, bad argument list) or
+    ValueError (device, shape, contiguity) saying which tensor and why."""
+    given = _collect(kernel, args, kwargs, out)
+    name = kernel.name
+    device = None
+    device_owner = None
+    symbols: Dict[str, Tuple[int, str, int]] = {}  # symbol -> (value, tensor, dimension)
+
+    for arg in kernel.arguments:
+        t = given.get(arg.name)
+        if t is None:
+            continue
+        what = "output" if arg.is_output else "input"
+        if not backend.is_tensor(t):
+            raise TypeError("%s: %s '%s' must be a tensor, found %s"
+                            % (name, what, arg.name, type(t).__name__))
+        dev = backend.device(t)
+        if dev[0] != "cuda":
+            raise ValueError("%s: %s '%s' is on %s; tkc kernels take CUDA tensors"
+                             % (name, what, arg.name, dev[0]))
+        if device is None:
+            device, device_owner = dev, arg.name
+        elif dev != device:
+            raise ValueError("%s: '%s' is on cuda:%d but '%s' is on cuda:%d; all tensors must "
+                             "be on one device" % (name, arg.name, dev[1], device_owner, device[1]))
+        if backend.dtype_name(t) != arg.dtype:
+            raise TypeError("%s: %s '%s' has dtype %s; expected %s"
+                            % (name, what, arg.name, backend.describe_dtype(t),
+                               backend.expected_dtype(arg.dtype)))
+        shape = tuple(backend.shape(t))
+        if len(shape) != arg.rank:
+            raise ValueError("%s: %s '%s' has %d dimension%s %s; expected %d %s"
+                             % (name, what, arg.name, len(shape), "" if len(shape) == 1 else "s",
+                                list(shape), arg.rank, _dims_text(arg)))
+        for i, (dim, extent) in enumerate(zip(arg.dims, shape)):
+            if isinstance(dim, int):
+                if extent != dim:
+                    raise ValueError("%s: %s '%s' has size %d in dimension %d; expected %d"
+                                     % (name, what, arg.name, extent, i, dim))
+                continue
+            if dim in symbols and symbols[dim][0] != extent:
+                value, owner, owner_dim = symbols[dim]
+                raise ValueError("%s: %s '%s' has %s=%d (dimension %d of %s) but '%s' has %s=%d "
+                                 "(dimension %d of %s)"
+                                 % (name, what, arg.name, dim, extent, i, _dims_text(arg), owner,
+                                    dim, value, owner_dim,
+                                    _dims_text(kernel_arg(kernel, owner))))
+            symbols.setdefault(dim, (extent, arg.name, i))
+        if not backend.is_contiguous(t):
+            raise ValueError("%s: %s '%s' is not contiguous (shape %s, strides %s); tkc kernels "
+                             "take row-major contiguous tensors: pass .contiguous()"
+                             % (name, what, arg.name, list(shape), list(backend.strides(t))))
+
+    if device is None:
+        raise ValueError("%s: no tensor was given to take the device from" % name)
+    outputs = []
+    tensors = []
+    for arg in kernel.arguments:
+        t = given.get(arg.name)
+        if t is None:  # an output to allocate
+            unknown = [d for d in arg.dims if isinstance(d, str) and d not in symbols]
+            if unknown:
+                raise ValueError("%s: cannot size output '%s' %s: no input gives %s; pass it "
+                                 "with out=" % (name, arg.name, _dims_text(arg), ", ".join(unknown)))
+            shape = tuple(d if isinstance(d, int) else symbols[d][0] for d in arg.dims)
+            t = backend.empty(shape, arg.dtype, device)
+        if arg.is_output:
+            outputs.append(t)
+        tensors.append(t)
+    sizes = [symbols[s][0] for s in kernel.sizes]
+    return BoundCall(tensors, sizes, outputs, device)
+
+
+def kernel_arg(kernel: KernelInfo, name: str) -> Argument:
+    for a in kernel.arguments:
+        if a.name == name:
+            return a
+    raise KeyError(name)
