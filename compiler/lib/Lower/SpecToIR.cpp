@@ -89,6 +89,10 @@ public:
     kernel.consumerWarpgroups =
         spec.consumer.warpgroups ? static_cast<int>(spec.consumer.warpgroups->value) : 1;
 
+    unsigned errorsAtStart = diags.getNumErrors();
+    // Missing arch features are reported, but the statements are still
+    // checked: a spec gets every error it has in one run.
+    checkTemplateFeatures();
     unsigned errorsBefore = diags.getNumErrors();
     declareGlobals();
     declareTiles();
@@ -104,7 +108,7 @@ public:
     if (diags.getNumErrors() != errorsBefore)
       return std::nullopt;
     checkEveryLoadIsUsed();
-    if (diags.getNumErrors() != errorsBefore)
+    if (diags.getNumErrors() != errorsAtStart)
       return std::nullopt;
     return std::move(kernel);
   }
@@ -301,6 +305,21 @@ private:
       diags.report(DiagID::err_sema_unknown_name, expr.loc, expr.text, what);
     else
       diags.report(DiagID::err_sema_unknown_name_suggest, expr.loc, expr.text, what, suggestion);
+  }
+
+  /// The lcf template runs a TMA producer warpgroup that hands its registers
+  /// to the consumers with setmaxnreg.
+  void checkTemplateFeatures() {
+    llvm::SmallVector<llvm::StringRef, 2> missing;
+    if (!arch.hasTma)
+      missing.push_back("TMA (the bulk tensor copy)");
+    if (!arch.hasSetmaxnreg)
+      missing.push_back("setmaxnreg");
+    if (missing.empty())
+      return;
+    diags.report(DiagID::err_arch_lacks_template, spec.tmpl.loc, spec::spelling(spec.tmpl.value),
+                 llvm::join(missing, " and "), arch.name.str(),
+                 archListWith([](const ArchInfo &a) { return a.hasTma && a.hasSetmaxnreg; }));
   }
 
   //===--------------------------------------------------------------------===//
@@ -721,6 +740,12 @@ private:
       }
       if (bCols % 64 != 0 || bCols > 256) {
         diags.report(DiagID::err_sema_tile_n, value->operands[1]->loc, tb.name, bCols);
+        continue;
+      }
+      if (!arch.hasWgmma) {
+        diags.report(DiagID::err_arch_lacks_op, value->loc,
+                     "a matrix product of shared-memory tiles", "wgmma", arch.name.str(),
+                     archListWith([](const ArchInfo &a) { return a.hasWgmma; }));
         continue;
       }
       if (!llvm::is_contained(kernel.zeroInit, *acc)) {

@@ -16,9 +16,9 @@ namespace {
 // Shared memory: the per-block opt-in maximum from the CUDA programming
 // guide's compute-capability table (227 KB on 9.0, 163 KB on 8.0).
 const ArchInfo kArchs[] = {
-    {"sm_90a", true, "-gencode=arch=compute_90a,code=sm_90a", 232448, 65536, true, true, true},
-    {"sm_90", false, "-gencode=arch=compute_90,code=sm_90", 232448, 65536, false, true, false},
-    {"sm_80", false, "-gencode=arch=compute_80,code=sm_80", 166912, 65536, false, false, false},
+    {"sm_90a", "-gencode=arch=compute_90a,code=sm_90a", 232448, 65536, true, true, true},
+    {"sm_90", "-gencode=arch=compute_90,code=sm_90", 232448, 65536, false, true, false},
+    {"sm_80", "-gencode=arch=compute_80,code=sm_80", 166912, 65536, false, false, false},
 };
 constexpr llvm::StringRef kDefaultArch = "sm_90a";
 } // namespace
@@ -32,10 +32,14 @@ const ArchInfo *lookupArch(llvm::StringRef name) {
   return nullptr;
 }
 
-std::string supportedArchList() {
+std::string knownArchList() {
+  return archListWith([](const ArchInfo &) { return true; });
+}
+
+std::string archListWith(bool (*has)(const ArchInfo &)) {
   llvm::SmallVector<llvm::StringRef, 4> names;
   for (const ArchInfo &arch : kArchs)
-    if (arch.supported)
+    if (has(arch))
       names.push_back(arch.name);
   return llvm::join(names, ", ");
 }
@@ -59,11 +63,7 @@ const ArchInfo *resolveArch(const spec::KernelSpec &spec, std::optional<llvm::St
     if (!suggestion.empty())
       diags.report(DiagID::err_unknown_enum_suggest, loc, "arch", name.str(), suggestion);
     else
-      diags.report(DiagID::err_unknown_enum, loc, "arch", name.str(), supportedArchList());
-    return nullptr;
-  }
-  if (!arch->supported) {
-    diags.report(DiagID::err_arch_not_supported, loc, arch->name.str(), supportedArchList());
+      diags.report(DiagID::err_unknown_enum, loc, "arch", name.str(), knownArchList());
     return nullptr;
   }
   return arch;

@@ -128,12 +128,7 @@ int runCompiler() {
     const tkc::ArchInfo *arch = tkc::lookupArch(archName);
     if (!arch) {
       diags.report(tkc::DiagID::err_unknown_enum, tkc::SourceLoc(), "arch", archName.getValue(),
-                   tkc::supportedArchList());
-      return kExitUsage;
-    }
-    if (!arch->supported) {
-      diags.report(tkc::DiagID::err_arch_not_supported, tkc::SourceLoc(), archName.getValue(),
-                   tkc::supportedArchList());
+                   tkc::knownArchList());
       return kExitUsage;
     }
     archOverride = archName.getValue();

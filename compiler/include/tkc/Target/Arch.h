@@ -25,8 +25,6 @@ namespace tkc {
 struct ArchInfo {
   /// The spelling in specs and on the command line (e.g. "sm_90a").
   llvm::StringRef name;
-  /// Whether tkc generates code for it yet.
-  bool supported;
   /// nvcc's -gencode argument for it.
   llvm::StringRef nvccGencode;
   /// Largest dynamic shared memory one block may opt in to, in bytes.
@@ -38,7 +36,9 @@ struct ArchInfo {
   bool hasSetmaxnreg;
 };
 
-/// Every architecture tkc knows, supported or not, in table order.
+/// Every architecture tkc knows, in table order. What a kernel may do on one
+/// is decided by its features: the lowering reports each one a spec needs and
+/// the arch lacks.
 llvm::ArrayRef<ArchInfo> getKnownArchs();
 
 /// The entry named `name`, or nullptr.
@@ -46,11 +46,15 @@ const ArchInfo *lookupArch(llvm::StringRef name);
 
 /// The architecture to compile `spec` for: `override` (from --arch) when
 /// given, else the spec's `arch`, else the default (sm_90a). Reports a
-/// located error and returns nullptr for an unknown or unsupported arch.
+/// located error and returns nullptr for an unknown arch.
 const ArchInfo *resolveArch(const spec::KernelSpec &spec, std::optional<llvm::StringRef> override,
                             DiagnosticEngine &diags);
 
-/// The names of the supported architectures, comma-separated.
-std::string supportedArchList();
+/// The names of the known architectures, comma-separated.
+std::string knownArchList();
+
+/// The names of the known architectures that have every feature `has` asks
+/// for, comma-separated (for "use sm_90a" hints).
+std::string archListWith(bool (*has)(const ArchInfo &));
 
 } // namespace tkc
