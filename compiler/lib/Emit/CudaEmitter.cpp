@@ -34,18 +34,6 @@ constexpr int kWarpRows = 16;
 /// How a kernel uses each of its globals.
 enum class Role { Unused, TmaLoad, TmaStore, RowVector, Tile };
 
-const char *scalarType(spec::DType dtype) {
-  switch (dtype) {
-  case spec::DType::BF16:
-    return "__nv_bfloat16";
-  case spec::DType::F16:
-    return "__half";
-  case spec::DType::F32:
-    return "float";
-  }
-  return "?";
-}
-
 const char *kittensScalar(spec::DType dtype) {
   switch (dtype) {
   case spec::DType::BF16:
@@ -174,8 +162,8 @@ public:
     for (size_t g = 0; g < k.globals.size(); ++g) {
       const ir::Global &global = k.globals[g];
       bool output = roles[g] == Role::TmaStore;
-      params.push_back(
-          fmt::format("{}{} *{}", output ? "" : "const ", scalarType(global.dtype), global.name));
+      params.push_back(fmt::format("{}{} *{}", output ? "" : "const ",
+                                   ir::cudaTypeName(global.dtype), global.name));
     }
     for (const std::string &size : ir::launchSizeSymbols(k))
       params.push_back("long long " + size);

@@ -106,18 +106,6 @@ private:
   bool pendingKey = false;
 };
 
-const char *cType(spec::DType dtype) {
-  switch (dtype) {
-  case spec::DType::BF16:
-    return "__nv_bfloat16";
-  case spec::DType::F16:
-    return "__half";
-  case spec::DType::F32:
-    return "float";
-  }
-  return "?";
-}
-
 void writeKernel(const ir::Kernel &k, JsonWriter &j) {
   j.object([&] {
     j.attribute("name", k.name);
@@ -133,7 +121,7 @@ void writeKernel(const ir::Kernel &k, JsonWriter &j) {
         j.object([&] {
           j.attribute("name", global.name);
           j.attribute("dtype", spec::spelling(global.dtype));
-          j.attribute("c_type", cType(global.dtype));
+          j.attribute("c_type", ir::cudaTypeName(global.dtype));
           j.attribute("rank", static_cast<int64_t>(global.dims.size()));
           j.attributeArray("dims", [&] {
             for (const ir::Size &d : global.dims) {

@@ -24,6 +24,18 @@ unsigned dtypeBytes(DType dtype) {
   return 0;
 }
 
+const char *cudaTypeName(DType dtype) {
+  switch (dtype) {
+  case DType::BF16:
+    return "__nv_bfloat16";
+  case DType::F16:
+    return "__half";
+  case DType::F32:
+    return "float";
+  }
+  return "?";
+}
+
 namespace {
 
 std::string coords(const std::vector<Coord> &list) {

@@ -31,6 +31,9 @@ using spec::DType;
 /// Bytes of one element.
 unsigned dtypeBytes(DType dtype);
 
+/// The CUDA host type of one element, as launchers take it ("__nv_bfloat16").
+const char *cudaTypeName(DType dtype);
+
 /// A size: a constant, or a size bound at launch (e.g. `M`).
 struct Size {
   std::optional<int64_t> constant;
