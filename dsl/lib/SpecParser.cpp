@@ -109,9 +109,9 @@ public:
       return std::nullopt;
 
     static const KeySpec keys[] = {
-        {"kernel", true},  {"arch", false},    {"template", true},
-        {"params", false}, {"globals", true},  {"tiles", true},
-        {"grid", false},   {"producer", true}, {"consumer", true},
+        {"kernel", true},   {"arch", false},    {"template", true},   {"params", false},
+        {"globals", true},  {"tiles", true},    {"grid", false},      {"producer", true},
+        {"consumer", true}, {"scalars", false}, {"constants", false},
     };
     MapReader reader(root, "the spec", root.loc, keys, diags);
 
@@ -129,6 +129,15 @@ public:
       parseParams(*e, spec.params);
     if (const yaml::Entry *e = reader.get("globals"))
       parseGlobals(*e, spec.globals);
+    if (const yaml::Entry *e = reader.get("constants"))
+      forEachDecl(*e, "'constants'", /*allowEmpty=*/false,
+                  [&](const Located<std::string> &name, const yaml::Entry &entry) {
+                    std::unique_ptr<stmt::Expr> value;
+                    if (parseCondition(*entry.value, "constant '" + name.value + "'", value))
+                      spec.constants.push_back(spec::ConstantDecl{name, std::move(value)});
+                  });
+    if (const yaml::Entry *e = reader.get("scalars"))
+      parseScalars(*e, spec.scalars);
     if (const yaml::Entry *e = reader.get("tiles"))
       parseTiles(*e, spec.tiles);
     if (const yaml::Entry *e = reader.get("grid"))
@@ -417,6 +426,29 @@ private:
                     ok &= parseExtents(*e->value, "'dims' of " + what, global.dims);
                   if (ok)
                     out.push_back(std::move(global));
+                });
+  }
+
+  void parseScalars(const yaml::Entry &section, std::vector<spec::ScalarDecl> &out) {
+    forEachDecl(section, "'scalars'", /*allowEmpty=*/false,
+                [&](const Located<std::string> &name, const yaml::Entry &entry) {
+                  std::string what = "scalar '" + name.value + "'";
+                  if (!expectKind(*entry.value, Node::Kind::Mapping, what))
+                    return;
+                  static const KeySpec keys[] = {{"dtype", true}, {"default", false}};
+                  MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
+                  spec::ScalarDecl scalar{name, {}, nullptr};
+                  bool ok = reader.get("dtype") != nullptr;
+                  if (const yaml::Entry *e = reader.get("dtype")) {
+                    auto dtype = parseDType(*e->value, "'dtype' of " + what);
+                    ok &= dtype.has_value();
+                    if (dtype)
+                      scalar.dtype = *dtype;
+                  }
+                  if (const yaml::Entry *e = reader.get("default"))
+                    ok &= parseCondition(*e->value, "'default' of " + what, scalar.defaultValue);
+                  if (ok)
+                    out.push_back(std::move(scalar));
                 });
   }
 

@@ -49,10 +49,22 @@ public:
       for (const spec::ParamValue &value : param.values)
         line(2, value.loc) << kindName(value.kind) << " " << value.text << "\n";
     }
+    for (const spec::ConstantDecl &constant : spec.constants) {
+      line(1, constant.name.loc) << "constant '" << constant.name.value << "'\n";
+      expr(2, *constant.value);
+    }
     for (const spec::GlobalDecl &global : spec.globals) {
       line(1, global.name.loc) << "global '" << global.name.value << "' "
                                << spelling(global.dtype.value) << extents(global.dims) << "\n";
       when(global.when);
+    }
+    for (const spec::ScalarDecl &scalar : spec.scalars) {
+      line(1, scalar.name.loc) << "scalar '" << scalar.name.value << "' "
+                               << spelling(scalar.dtype.value) << "\n";
+      if (scalar.defaultValue) {
+        line(2, scalar.defaultValue->loc) << "default\n";
+        expr(3, *scalar.defaultValue);
+      }
     }
     for (const spec::TileDecl &tile : spec.tiles) {
       line(1, tile.name.loc) << "tile '" << tile.name.value << "' " << spelling(tile.space.value)
@@ -162,6 +174,9 @@ private:
       break;
     case Kind::Member:
       os << "member " << node.text << "\n";
+      break;
+    case Kind::Conditional:
+      os << "conditional (condition, then, else)\n";
       break;
     }
     for (const auto &operand : node.operands)

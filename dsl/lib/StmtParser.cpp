@@ -206,7 +206,7 @@ private:
 };
 
 /// Words that are operators, never names.
-const llvm::StringRef kKeywords[] = {"if", "not", "and", "or"};
+const llvm::StringRef kKeywords[] = {"if", "else", "not", "and", "or"};
 
 /// Thrown to abandon a body at its first syntax error (already reported).
 struct SyntaxError {};
@@ -302,6 +302,23 @@ public:
   /// One expression that must make up the whole text.
   std::unique_ptr<Expr> parseWholeExpr() {
     std::unique_ptr<Expr> result = parseExpr();
+    if (isOperator("if")) {
+      // `a if c else b`: a statement's `if` is its guard, so the conditional
+      // form exists only where a whole value is one expression.
+      auto node = std::make_unique<Expr>();
+      node->kind = Expr::Kind::Conditional;
+      node->text = "if";
+      node->loc = take().loc;
+      std::unique_ptr<Expr> cond = parseExpr();
+      if (!isOperator("else"))
+        fail("'else'");
+      ++index;
+      std::unique_ptr<Expr> otherwise = parseExpr();
+      node->operands.push_back(std::move(cond));
+      node->operands.push_back(std::move(result));
+      node->operands.push_back(std::move(otherwise));
+      result = std::move(node);
+    }
     if (peek().kind != Token::Kind::End)
       fail("an operator or the end of the value");
     return result;

@@ -23,6 +23,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+#include <functional>
+
 namespace tkc {
 
 namespace {
@@ -32,7 +35,7 @@ using ir::Kernel;
 constexpr int kWarpRows = 16;
 
 /// How a kernel uses each of its globals.
-enum class Role { Unused, TmaLoad, TmaStore, RowVector, Tile };
+enum class Role { Unused, TmaLoad, TmaStore, RowVector, Tile, Rows };
 
 const char *kittensScalar(spec::DType dtype) {
   switch (dtype) {
@@ -53,6 +56,8 @@ public:
 
   /// Classifies the globals; reports what the emitter cannot express yet.
   bool prepare() {
+    if (k.program)
+      return prepareProgram();
     roles.assign(k.globals.size(), Role::Unused);
     bool ok = true;
     auto assign = [&](unsigned global, Role role, SourceLoc loc) {
@@ -92,6 +97,10 @@ public:
   }
 
   void emitKernelStruct() {
+    if (k.program) {
+      emitProgramStruct();
+      return;
+    }
     const ir::Plan &p = k.plan;
     w.comment(describe());
     auto kernelScope = w.scope("struct " + structName, ";");
@@ -161,16 +170,26 @@ public:
     llvm::SmallVector<std::string, 12> params;
     for (size_t g = 0; g < k.globals.size(); ++g) {
       const ir::Global &global = k.globals[g];
-      bool output = roles[g] == Role::TmaStore;
+      bool output = roles[g] == Role::TmaStore || roles[g] == Role::Rows;
       params.push_back(fmt::format("{}{} *{}", output ? "" : "const ",
                                    ir::cudaTypeName(global.dtype), global.name));
     }
     for (const std::string &size : ir::launchSizeSymbols(k))
       params.push_back("long long " + size);
+    // Defaults only in the declaration, and only when every scalar has one
+    // (a default may not precede a parameter without one).
+    bool defaults = withDefaults && llvm::all_of(k.scalars, [](const ir::Scalar &scalar) {
+                      return scalar.defaultValue.has_value();
+                    });
+    for (const ir::Scalar &scalar : k.scalars)
+      params.push_back(
+          defaults ? fmt::format("float {} = {}", scalar.name, floatLiteral(*scalar.defaultValue))
+                   : "float " + scalar.name);
     return llvm::join(params, ", ");
   }
 
   std::string launcherSignature(bool withDefault) const {
+    withDefaults = withDefault;
     return fmt::format("tkc::runtime::Status {}({}, cudaStream_t stream{})", k.name,
                        launcherParams(), withDefault ? " = 0" : "");
   }
@@ -196,9 +215,16 @@ public:
       bool tma = roles[g] == Role::TmaLoad || roles[g] == Role::TmaStore;
       emitCheck(fmt::format("tkc::runtime::checkPointer({0}, \"{0}\", {1})", global.name,
                             tma ? 16 : ir::dtypeBytes(global.dtype)));
-      if (tma && global.dims.size() == 2)
-        emitCheck(fmt::format("tkc::runtime::checkRowBytes({}, {}, \"{}\")", global.dims[1].str(),
-                              ir::dtypeBytes(global.dtype), global.name));
+      if (tma && global.dims.size() >= 2)
+        emitCheck(fmt::format("tkc::runtime::checkRowBytes({}, {}, \"{}\")",
+                              global.dims.back().str(), ir::dtypeBytes(global.dtype), global.name));
+    }
+    for (const ir::Scalar &scalar : k.scalars) {
+      w.comment(fmt::format("'{}' must be finite (x - x is 0 only for finite x).", scalar.name));
+      w.linef("if (!({0} - {0} == 0.0f))", scalar.name);
+      w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": {} must be finite, "
+              "got \" + std::to_string({}));",
+              scalar.name, scalar.name);
     }
     w.blank();
     w.linef("{}::layout::globals globals;", structName);
@@ -216,6 +242,13 @@ public:
               v.step);
     w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", k.loop.name,
             k.loop.size.str(), k.loop.step);
+    if (k.program) {
+      for (const std::string &size : ir::launchSizeSymbols(k))
+        w.linef("globals.{0} = static_cast<int>({0});", size);
+      for (const ir::Scalar &scalar : k.scalars)
+        w.linef("globals.{0} = {0};", scalar.name);
+      emitIndexChecks();
+    }
     std::string tasks;
     for (const ir::IterVar &v : k.tasks)
       tasks += (tasks.empty() ? "" : " * ") + fmt::format("(long long)globals.{}_count", v.name);
@@ -227,6 +260,8 @@ public:
   }
 
   bool usesGelu() const {
+    if (k.program)
+      return false;
     return llvm::any_of(
         k.epilogue, [](const ir::EpilogueOp &op) { return op.kind == ir::EpilogueOp::Kind::Gelu; });
   }
@@ -251,6 +286,10 @@ private:
   std::string glType(const ir::Global &g) const {
     if (g.dims.size() == 1)
       return fmt::format("kittens::gl<{}, 1, 1, 1, -1>", kittensScalar(g.dtype));
+    if (g.dims.size() == 3)
+      return fmt::format("kittens::gl<{}, 1, -1, -1, -1>", kittensScalar(g.dtype));
+    if (g.dims.size() == 4)
+      return fmt::format("kittens::gl<{}, -1, -1, -1, -1>", kittensScalar(g.dtype));
     return fmt::format("kittens::gl<{}, 1, 1, -1, -1>", kittensScalar(g.dtype));
   }
 
@@ -259,10 +298,18 @@ private:
         constCast ? fmt::format("const_cast<{} *>({})", kittensScalar(g.dtype), g.name) : g.name;
     if (g.dims.size() == 1)
       return fmt::format("{}({}, 1, 1, 1, {})", glType(g), ptr, g.dims[0].str());
+    if (g.dims.size() == 3)
+      return fmt::format("{}({}, 1, {}, {}, {})", glType(g), ptr, g.dims[0].str(), g.dims[1].str(),
+                         g.dims[2].str());
+    if (g.dims.size() == 4)
+      return fmt::format("{}({}, {}, {}, {}, {})", glType(g), ptr, g.dims[0].str(), g.dims[1].str(),
+                         g.dims[2].str(), g.dims[3].str());
     return fmt::format("{}({}, 1, 1, {}, {})", glType(g), ptr, g.dims[0].str(), g.dims[1].str());
   }
 
   std::string tileOf(unsigned global) const {
+    if (k.program)
+      return tileTypes[global];
     for (const ir::Load &load : k.loads)
       if (load.global == global)
         return k.stageTiles[load.tile].name + "_tile";
@@ -279,6 +326,9 @@ private:
     case Role::RowVector:
     case Role::Tile:
       w.linef("{} {};", glType(global), global.name);
+      return;
+    case Role::Rows:
+      w.linef("{} *{}; // one value per row", kittensScalar(global.dtype), global.name);
       return;
     case Role::Unused:
       w.linef("// '{}' is declared but this instantiation does not use it", global.name);
@@ -299,12 +349,36 @@ private:
     case Role::Tile:
       w.linef("globals.{} = {};", global.name, glValue(global, isConst));
       return;
+    case Role::Rows:
+      w.linef("globals.{0} = {0};", global.name);
+      return;
     case Role::Unused:
       return;
     }
   }
 
+  /// An index expression on the device.
+  std::string deviceIndex(const ir::IndexExpr &e) const {
+    switch (e.kind) {
+    case ir::IndexExpr::Kind::Var:
+      return e.name == k.loop.name ? "args.iter" : "args.common." + e.name;
+    case ir::IndexExpr::Kind::Size:
+      return "args.globals." + e.name;
+    case ir::IndexExpr::Kind::Number:
+      return std::to_string(e.number);
+    default: {
+      const char *op = e.kind == ir::IndexExpr::Kind::Add   ? " + "
+                       : e.kind == ir::IndexExpr::Kind::Sub ? " - "
+                       : e.kind == ir::IndexExpr::Kind::Mul ? " * "
+                                                            : " / ";
+      return "(" + deviceIndex(e.operands[0]) + op + deviceIndex(e.operands[1]) + ")";
+    }
+    }
+  }
+
   std::string coordExpr(const ir::Coord &c) const {
+    if (c.expr)
+      return deviceIndex(*c.expr);
     if (c.var.empty())
       return "0";
     if (c.var == k.loop.name)
@@ -312,11 +386,14 @@ private:
     return "args.common." + c.var;
   }
 
-  /// kittens' 4-D coordinate {b, d, r, c} for a rank-1 or rank-2 access.
+  /// kittens' 4-D coordinate {b, d, r, c} for an access of rank 1 to 4.
   std::string tileCoord(const std::vector<ir::Coord> &coords) const {
-    if (coords.size() == 1)
-      return fmt::format("{{0, 0, 0, {}}}", coordExpr(coords[0]));
-    return fmt::format("{{0, 0, {}, {}}}", coordExpr(coords[0]), coordExpr(coords[1]));
+    std::vector<std::string> parts;
+    for (const ir::Coord &c : coords)
+      parts.push_back(coordExpr(c));
+    while (parts.size() < 4)
+      parts.insert(parts.begin(), "0");
+    return "{" + llvm::join(parts, ", ") + "}";
   }
 
   void emitCommonSetup() {
@@ -446,12 +523,15 @@ private:
     w.line("  kittens::arrive(args.finish_finished); // the finish block may be reused");
   }
 
+#include "ProgramEmitter.inc"
+
   const Kernel &k;
   CudaWriter &w;
   DiagnosticEngine &diags;
   std::string structName;
   std::vector<Role> roles;
   int resultRows = 0, resultCols = 0;
+  mutable bool withDefaults = false;
 };
 
 } // namespace

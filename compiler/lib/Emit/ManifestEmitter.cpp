@@ -5,9 +5,14 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/Emit/ManifestEmitter.h"
 
+#include "tkc/dsl/InternalError.h"
+
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <functional>
 
 namespace tkc {
@@ -15,7 +20,8 @@ namespace tkc {
 namespace {
 
 /// The manifest's layout version; bump it when a key changes meaning.
-constexpr int kManifestFormatVersion = 1;
+/// 2: launchers take the `scalars` between the sizes and the stream.
+constexpr int64_t kManifestFormatVersion = 2;
 
 /// A minimal streaming JSON writer: two-space indentation, one element per
 /// line, keys in the order written. (llvm/Support/JSON.h does not compile
@@ -43,6 +49,14 @@ public:
   void attribute(llvm::StringRef key, int64_t number) {
     this->key(key);
     os << number;
+  }
+  /// A finite double in the shortest form that reads back as the same
+  /// double (e.g. 0.125, 0.08838834764831843, 1e-06).
+  void attribute(llvm::StringRef key, double number) {
+    TKC_INTERNAL_ASSERT(std::isfinite(number),
+                        "JSON has no spelling for " + fmt::format("{}", number));
+    this->key(key);
+    os << fmt::format("{}", number);
   }
   void attributeObject(llvm::StringRef key, const std::function<void()> &body) {
     this->key(key);
@@ -106,6 +120,23 @@ private:
   bool pendingKey = false;
 };
 
+/// Whether the kernel writes global `g`: the GEMM finish's store, or a store
+/// op of a consumer program (attention writes O and L). Outputs are passed
+/// non-const.
+bool isOutput(const ir::Kernel &k, unsigned g) {
+  if (k.store && k.store->global == g)
+    return true;
+  if (!k.program)
+    return false;
+  for (const auto *body : {&k.program->setup, &k.program->compute, &k.program->finish})
+    for (const ir::ProgramOp &op : *body)
+      if ((op.kind == ir::ProgramOp::Kind::StoreTile ||
+           op.kind == ir::ProgramOp::Kind::StoreRows) &&
+          op.global == g)
+        return true;
+  return false;
+}
+
 void writeKernel(const ir::Kernel &k, JsonWriter &j) {
   j.object([&] {
     j.attribute("name", k.name);
@@ -117,7 +148,7 @@ void writeKernel(const ir::Kernel &k, JsonWriter &j) {
     j.attributeArray("arguments", [&] {
       for (size_t g = 0; g < k.globals.size(); ++g) {
         const ir::Global &global = k.globals[g];
-        bool output = k.store && k.store->global == g;
+        bool output = isOutput(k, static_cast<unsigned>(g));
         j.object([&] {
           j.attribute("name", global.name);
           j.attribute("dtype", spec::spelling(global.dtype));
@@ -138,6 +169,16 @@ void writeKernel(const ir::Kernel &k, JsonWriter &j) {
     j.attributeArray("sizes", [&] {
       for (const std::string &size : ir::launchSizeSymbols(k))
         j.value(size);
+    });
+    j.attributeArray("scalars", [&] {
+      for (const ir::Scalar &scalar : k.scalars)
+        j.object([&] {
+          j.attribute("name", scalar.name);
+          j.attribute("dtype", spec::spelling(scalar.dtype));
+          j.attribute("c_type", ir::cudaTypeName(scalar.dtype));
+          if (scalar.defaultValue)
+            j.attribute("default", *scalar.defaultValue);
+        });
     });
   });
 }

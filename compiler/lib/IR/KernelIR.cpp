@@ -11,6 +11,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <fmt/format.h>
+
 namespace tkc::ir {
 
 unsigned dtypeBytes(DType dtype) {
@@ -32,6 +34,59 @@ const char *cudaTypeName(DType dtype) {
     return "__half";
   case DType::F32:
     return "float";
+  }
+  return "?";
+}
+
+std::string IndexExpr::str() const {
+  switch (kind) {
+  case Kind::Var:
+  case Kind::Size:
+    return name;
+  case Kind::Number:
+    return std::to_string(number);
+  case Kind::Add:
+  case Kind::Sub:
+  case Kind::Mul:
+  case Kind::Div: {
+    const char *op = kind == Kind::Add   ? " + "
+                     : kind == Kind::Sub ? " - "
+                     : kind == Kind::Mul ? " * "
+                                         : " / ";
+    auto side = [](const IndexExpr &e) {
+      bool leaf = e.kind == Kind::Var || e.kind == Kind::Size || e.kind == Kind::Number;
+      return leaf ? e.str() : "(" + e.str() + ")";
+    };
+    return side(operands[0]) + op + side(operands[1]);
+  }
+  }
+  return "?";
+}
+
+std::string Elementwise::str(const Program &program, const std::vector<Scalar> &scalars) const {
+  switch (kind) {
+  case Kind::Value:
+    return program.values[value].name;
+  case Kind::Number:
+    return fmt::format("{}", number);
+  case Kind::Scalar:
+    return scalars[value].name;
+  case Kind::RowIndex:
+    return "row(" + var + ")";
+  case Kind::ColIndex:
+    return "col(" + var + ")";
+  case Kind::Unary:
+    return op == "-" ? "-" + operands[0].str(program, scalars)
+                     : op + "(" + operands[0].str(program, scalars) + ")";
+  case Kind::Binary:
+    if (op == "max" || op == "min")
+      return op + "(" + operands[0].str(program, scalars) + ", " +
+             operands[1].str(program, scalars) + ")";
+    return "(" + operands[0].str(program, scalars) + " " + op + " " +
+           operands[1].str(program, scalars) + ")";
+  case Kind::Where:
+    return "where(" + operands[0].str(program, scalars) + ", " + operands[1].str(program, scalars) +
+           ", " + operands[2].str(program, scalars) + ")";
   }
   return "?";
 }
@@ -70,6 +125,83 @@ std::vector<std::string> launchSizeSymbols(const Kernel &kernel) {
   return out;
 }
 
+namespace {
+std::string operandText(const Kernel &k, const MmaOperand &o) {
+  std::string name;
+  switch (o.where) {
+  case MmaOperand::Where::Stage:
+    name = k.stageTiles[o.index].name + " (stage)";
+    break;
+  case MmaOperand::Where::Warpgroup:
+    name = k.warpgroupTiles[o.index].name + " (warpgroup)";
+    break;
+  case MmaOperand::Where::Register:
+    name = k.program->values[o.index].name + " (registers, as bf16)";
+    break;
+  }
+  return o.transposed ? name + ".T" : name;
+}
+
+void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &ops,
+              llvm::raw_ostream &os) {
+  const Program &p = *k.program;
+  for (const ProgramOp &op : ops) {
+    os << "  " << body << " ";
+    switch (op.kind) {
+    case ProgramOp::Kind::Assign:
+      os << p.values[op.dst].name << " = " << op.expr.str(p, k.scalars) << "\n";
+      break;
+    case ProgramOp::Kind::RowReduce:
+      os << p.values[op.dst].name << " = row" << op.reduce << "(" << op.expr.str(p, k.scalars)
+         << ") over " << op.reduceCols << " columns";
+      if (op.reduceBound)
+        os << " below " << op.reduceBound->extent.str() << " - " << op.reduceBound->var << " * "
+           << op.reduceBound->step;
+      os << "\n";
+      break;
+    case ProgramOp::Kind::Mma:
+      os << "mma " << p.values[op.dst].name << (op.accumulate ? " += " : " = ")
+         << operandText(k, op.a) << " @ " << operandText(k, op.b) << "\n";
+      break;
+    case ProgramOp::Kind::LoadTile:
+      os << "load " << k.warpgroupTiles[op.tile].name << " = " << k.globals[op.global].name
+         << coords(op.coords) << " (tma, per warpgroup)\n";
+      break;
+    case ProgramOp::Kind::StoreTile:
+      os << "store " << k.globals[op.global].name << coords(op.coords) << " = "
+         << op.expr.str(p, k.scalars) << " (tma, staged in "
+         << (op.tile < k.warpgroupTiles.size() ? k.warpgroupTiles[op.tile].name
+                                               : std::string("the finish block"))
+         << ")\n";
+      break;
+    case ProgramOp::Kind::StoreRows:
+      os << "store " << k.globals[op.global].name << coords(op.coords) << " = "
+         << op.expr.str(p, k.scalars) << " (one value per row)\n";
+      break;
+    }
+  }
+}
+} // namespace
+
+void printProgram(const Kernel &k, llvm::raw_ostream &os) {
+  const Program &p = *k.program;
+  for (const RegValue &v : p.values) {
+    os << "  value " << v.name << " " << spec::spelling(v.dtype);
+    if (v.shape == RegValue::Shape::Tile)
+      os << "[" << v.rows << ", " << v.cols << "]";
+    else
+      os << "[" << v.rows << "] (row vector)";
+    if (v.state)
+      os << " state";
+    if (v.bound)
+      os << " columns below " << v.bound->extent.str();
+    os << "\n";
+  }
+  printOps(k, "setup", p.setup, os);
+  printOps(k, "compute", p.compute, os);
+  printOps(k, "finish", p.finish, os);
+}
+
 void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   os << "kernel " << k.name << " (spec " << k.specName << ", arch " << (k.arch ? k.arch->name : "?")
      << ")\n";
@@ -96,6 +228,20 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   for (const State &s : k.state)
     os << "  state " << s.name << " " << spec::spelling(s.dtype) << "[" << s.rows << ", " << s.cols
        << "]\n";
+  for (const WarpgroupTile &t : k.warpgroupTiles)
+    os << "  warpgroup tile " << t.name << " " << spec::spelling(t.dtype) << "[" << t.rows << ", "
+       << t.cols << "] " << t.bytes() << " bytes per warpgroup\n";
+  for (const Scalar &s : k.scalars) {
+    os << "  scalar " << s.name << " " << spec::spelling(s.dtype);
+    if (s.defaultValue)
+      os << " default " << fmt::format("{}", *s.defaultValue);
+    os << "\n";
+  }
+  if (!k.loopBound.stopVar.empty())
+    os << "  loop " << k.loop.name << " stops at " << k.loopBound.stopStep << " * ("
+       << k.loopBound.stopVar << " + 1)\n";
+  if (k.program)
+    printProgram(k, os);
   for (unsigned z : k.zeroInit)
     os << "  setup " << k.state[z].name << " = 0\n";
   for (const Mma &m : k.mmas)
@@ -151,9 +297,28 @@ void verifyKernel(const Kernel &k) {
     TKC_INTERNAL_ASSERT(m.acc < k.state.size() && m.a < k.stageTiles.size() &&
                             m.b < k.stageTiles.size(),
                         "mma refers to missing operands");
-  TKC_INTERNAL_ASSERT(k.store.has_value(), "kernel without a store");
-  TKC_INTERNAL_ASSERT(k.store->coords.size() == k.globals[k.store->global].dims.size(),
-                      "store coordinates do not match the global's rank");
+  TKC_INTERNAL_ASSERT(k.store.has_value() != k.program.has_value(),
+                      "a kernel has either a store or a program");
+  if (k.store)
+    TKC_INTERNAL_ASSERT(k.store->coords.size() == k.globals[k.store->global].dims.size(),
+                        "store coordinates do not match the global's rank");
+  if (k.program) {
+    const Program &p = *k.program;
+    for (const auto *ops : {&p.setup, &p.compute, &p.finish})
+      for (const ProgramOp &op : *ops) {
+        bool hasDst = op.kind == ProgramOp::Kind::Assign || op.kind == ProgramOp::Kind::RowReduce ||
+                      op.kind == ProgramOp::Kind::Mma;
+        TKC_INTERNAL_ASSERT(!hasDst || op.dst < p.values.size(), "program op without a value");
+        if (op.kind == ProgramOp::Kind::Mma)
+          TKC_INTERNAL_ASSERT(p.values[op.dst].shape == RegValue::Shape::Tile,
+                              "a product into a row vector");
+        if (op.kind == ProgramOp::Kind::LoadTile || op.kind == ProgramOp::Kind::StoreTile ||
+            op.kind == ProgramOp::Kind::StoreRows)
+          TKC_INTERNAL_ASSERT(op.global < k.globals.size() &&
+                                  op.coords.size() == k.globals[op.global].dims.size(),
+                              "program access does not match the global's rank");
+      }
+  }
   for (const EpilogueOp &e : k.epilogue)
     TKC_INTERNAL_ASSERT(e.state < k.state.size() && (e.kind == EpilogueOp::Kind::Gelu ||
                                                      (e.global && *e.global < k.globals.size())),

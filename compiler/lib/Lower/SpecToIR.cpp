@@ -30,6 +30,8 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <variant>
 
 namespace tkc {
@@ -95,6 +97,8 @@ public:
     checkTemplateFeatures();
     unsigned errorsBefore = diags.getNumErrors();
     declareGlobals();
+    declareConstants();
+    declareScalars();
     declareTiles();
     declareGrid();
     declareState();
@@ -102,9 +106,13 @@ public:
       return std::nullopt;
 
     lowerLoads();
-    lowerSetup();
-    lowerCompute();
-    lowerFinish();
+    if (isMatrixProductForm()) {
+      lowerSetup();
+      lowerCompute();
+      lowerFinish();
+    } else {
+      lowerProgram();
+    }
     if (diags.getNumErrors() != errorsBefore)
       return std::nullopt;
     checkEveryLoadIsUsed();
@@ -336,8 +344,153 @@ private:
     return false;
   }
 
-  static ir::Size toSize(const spec::Extent &extent) {
-    return extent.isNumber() ? ir::Size{*extent.number, {}} : ir::Size{std::nullopt, extent.name};
+  /// The value of an integer parameter in this instantiation.
+  std::optional<int64_t> intParam(llvm::StringRef name) const {
+    if (const spec::ParamDecl *param = findParam(name)) {
+      const spec::ParamValue &value = valueOf(*param);
+      if (value.kind == spec::ParamValue::Kind::Int)
+        return value.intValue;
+    }
+    if (auto it = constantValues.find(name); it != constantValues.end())
+      return it->second;
+    return std::nullopt;
+  }
+
+  /// `constants:` folded for this instantiation; each must be an integer.
+  void declareConstants() {
+    for (const spec::ConstantDecl &constant : spec.constants) {
+      if (!declareName(constant.name.value, constant.name.loc, "as a constant"))
+        continue;
+      auto value = foldConstant(*constant.value);
+      if (!value || *value != std::floor(*value) || std::abs(*value) > 1e15) {
+        diags.report(DiagID::err_sema_value_kind, constant.value->loc,
+                     "constant '" + constant.name.value + "'",
+                     "an integer computed from numbers and parameters", "another expression");
+        // A stand-in keeps the shapes that use it from reporting again.
+        constantValues[constant.name.value] = 1;
+        continue;
+      }
+      constantValues[constant.name.value] = static_cast<int64_t>(*value);
+    }
+  }
+
+  /// An extent: a number, an integer parameter (a constant here) or a size
+  /// bound at launch.
+  ir::Size toSize(const spec::Extent &extent) const {
+    if (extent.isNumber())
+      return ir::Size{*extent.number, {}};
+    if (auto value = intParam(extent.name))
+      return ir::Size{*value, {}};
+    return ir::Size{std::nullopt, extent.name};
+  }
+
+  /// Constants a value may name besides parameters.
+  static std::optional<double> namedConstant(llvm::StringRef name) {
+    if (name == "inf")
+      return std::numeric_limits<double>::infinity();
+    if (name == "log2e")
+      return 1.4426950408889634;
+    if (name == "ln2")
+      return 0.6931471805599453;
+    if (name == "pi")
+      return 3.141592653589793;
+    return std::nullopt;
+  }
+
+  /// `expr` folded to a number if it only uses numbers, numeric parameters,
+  /// named constants, + - * /, and sqrt/exp2/log2/exp/log/min/max. Reports
+  /// nothing; std::nullopt if it is not constant.
+  std::optional<double> foldConstant(const Expr &expr) const {
+    switch (expr.kind) {
+    case Expr::Kind::Number: {
+      double number = 0;
+      auto [ptr, ec] =
+          std::from_chars(expr.text.data(), expr.text.data() + expr.text.size(), number);
+      if (ec != std::errc() || ptr != expr.text.data() + expr.text.size())
+        return std::nullopt;
+      return number;
+    }
+    case Expr::Kind::Name: {
+      if (const spec::ParamDecl *param = findParam(expr.text)) {
+        const spec::ParamValue &value = valueOf(*param);
+        if (value.kind == spec::ParamValue::Kind::Int)
+          return static_cast<double>(value.intValue);
+        if (value.kind == spec::ParamValue::Kind::Float)
+          return value.floatValue;
+        return std::nullopt;
+      }
+      if (auto it = constantValues.find(expr.text); it != constantValues.end())
+        return static_cast<double>(it->second);
+      if (declared.count(expr.text))
+        return std::nullopt;
+      return namedConstant(expr.text);
+    }
+    case Expr::Kind::Unary: {
+      auto operand = foldConstant(*expr.operands[0]);
+      if (!operand || expr.text != "-")
+        return std::nullopt;
+      return -*operand;
+    }
+    case Expr::Kind::Binary: {
+      auto lhs = foldConstant(*expr.operands[0]);
+      auto rhs = lhs ? foldConstant(*expr.operands[1]) : std::nullopt;
+      if (!lhs || !rhs)
+        return std::nullopt;
+      if (expr.text == "+")
+        return *lhs + *rhs;
+      if (expr.text == "-")
+        return *lhs - *rhs;
+      if (expr.text == "*")
+        return *lhs * *rhs;
+      if (expr.text == "/")
+        return *lhs / *rhs;
+      return std::nullopt;
+    }
+    case Expr::Kind::Call: {
+      std::vector<double> args;
+      for (const auto &operand : expr.operands) {
+        auto value = foldConstant(*operand);
+        if (!value)
+          return std::nullopt;
+        args.push_back(*value);
+      }
+      llvm::StringRef f = expr.text;
+      if (args.size() == 1) {
+        if (f == "sqrt")
+          return std::sqrt(args[0]);
+        if (f == "exp2")
+          return std::exp2(args[0]);
+        if (f == "log2")
+          return std::log2(args[0]);
+        if (f == "exp")
+          return std::exp(args[0]);
+        if (f == "log")
+          return std::log(args[0]);
+      }
+      if (args.size() == 2 && (f == "min" || f == "max"))
+        return f == "min" ? std::min(args[0], args[1]) : std::max(args[0], args[1]);
+      return std::nullopt;
+    }
+    case Expr::Kind::Conditional: {
+      const Expr *chosen = chooseBranch(expr);
+      return chosen ? foldConstant(*chosen) : std::nullopt;
+    }
+    default:
+      return std::nullopt;
+    }
+  }
+
+  /// `a if c else b` with `c` a condition on parameters: the branch this
+  /// instantiation takes (recursively); `expr` itself otherwise. Null after
+  /// an error in the condition.
+  const Expr *chooseBranch(const Expr &expr) const {
+    if (expr.kind != Expr::Kind::Conditional)
+      return &expr;
+    auto value = const_cast<Lowering *>(this)->holds(expr.operands[0].get(),
+                                                     "the condition of a conditional value");
+    if (!value)
+      return nullptr;
+    return chooseBranch(*expr.operands[*value ? 1 : 2]);
   }
 
   void declareGlobals() {
@@ -352,8 +505,40 @@ private:
       ir::Global g{global.name.value, global.dtype.value, {}, global.name.loc};
       for (const spec::Extent &dim : global.dims)
         g.dims.push_back(toSize(dim));
+      if (g.dims.size() > 4) {
+        diags.report(DiagID::err_sema_unsupported, global.name.loc,
+                     fmt::format("a global of {} dimensions", g.dims.size()),
+                     "TMA tile maps here have at most 4");
+        continue;
+      }
       globalIndex[global.name.value] = static_cast<unsigned>(kernel.globals.size());
       kernel.globals.push_back(std::move(g));
+    }
+  }
+
+  void declareScalars() {
+    for (const spec::ScalarDecl &decl : spec.scalars) {
+      if (!declareName(decl.name.value, decl.name.loc, "as a scalar"))
+        continue;
+      if (decl.dtype.value != spec::DType::F32) {
+        diags.report(DiagID::err_sema_dtype, decl.dtype.loc, "scalar '" + decl.name.value + "'",
+                     "f32", spelling(decl.dtype.value));
+        continue;
+      }
+      ir::Scalar scalar{decl.name.value, decl.dtype.value, std::nullopt, decl.name.loc};
+      if (decl.defaultValue) {
+        auto value = foldConstant(*decl.defaultValue);
+        if (!value || !std::isfinite(*value)) {
+          diags.report(DiagID::err_sema_value_kind, decl.defaultValue->loc,
+                       "the default of scalar '" + decl.name.value + "'",
+                       "a finite number computed from numbers and parameters",
+                       "another expression");
+          continue;
+        }
+        scalar.defaultValue = *value;
+      }
+      scalarIndex[decl.name.value] = static_cast<unsigned>(kernel.scalars.size());
+      kernel.scalars.push_back(std::move(scalar));
     }
   }
 
@@ -363,34 +548,63 @@ private:
       auto active = holds(tile.when.get(), "the 'when' of tile '" + tile.name.value + "'");
       if (!active || !*active)
         continue;
-      if (!declareName(tile.name.value, tile.name.loc, "as a tile"))
-        continue;
       if (tile.space.value != spec::MemSpace::Shared) {
         diags.report(DiagID::err_sema_unsupported, tile.space.loc, "a register tile",
                      "declare consumer registers under 'state'");
         continue;
       }
-      for (const char *key : {"of", "per", "count"}) {
-        bool present = (key[0] == 'o' && !tile.of.empty()) || (key[0] == 'p' && tile.per) ||
-                       (key[0] == 'c' && tile.count);
-        if (present)
-          diags.report(DiagID::err_sema_unsupported, tile.name.loc,
-                       fmt::format("'{}' on a tile", key), "it arrives with attention");
+      if (tile.count) {
+        diags.report(DiagID::err_sema_unsupported, tile.count->loc, "'count' on a tile",
+                     "declare each tile by name, or list names with 'of'");
+        continue;
+      }
+      if (tile.per && tile.per->value != "consumer_warpgroup") {
+        diags.report(DiagID::err_sema_value_kind, tile.per->loc,
+                     "'per' of tile '" + tile.name.value + "'", "'consumer_warpgroup'",
+                     "'" + tile.per->value + "'");
+        continue;
       }
       if (tile.shape.size() != 2) {
         diags.report(DiagID::err_sema_tile_dims, tile.name.loc, tile.name.value, tile.shape.size());
         continue;
       }
+      int64_t extents[2] = {0, 0};
       bool constant = true;
-      for (const spec::Extent &extent : tile.shape)
-        if (!extent.isNumber()) {
-          diags.report(DiagID::err_sema_unsupported, extent.loc,
-                       "a tile extent given by name ('" + extent.name + "')",
-                       "write the number, or make it a parameter (coming with attention)");
+      for (int d = 0; d < 2; ++d) {
+        ir::Size size = toSize(tile.shape[d]);
+        if (!size.constant) {
+          diags.report(DiagID::err_sema_unsupported, tile.shape[d].loc,
+                       "a tile extent given by a size ('" + tile.shape[d].name + "')",
+                       "write a number or an integer parameter");
           constant = false;
+        } else {
+          extents[d] = *size.constant;
         }
+      }
       if (!constant)
         continue;
+      // `of: [k, v]` declares one tile of this shape per name.
+      std::vector<spec::Located<std::string>> names;
+      if (tile.of.empty())
+        names.push_back(tile.name);
+      else
+        names.assign(tile.of.begin(), tile.of.end());
+      if (tile.per) {
+        if (tile.stages) {
+          diags.report(DiagID::err_sema_value_kind, tile.stages->loc,
+                       "tile '" + tile.name.value + "'", "staged or per warpgroup",
+                       "both 'stages' and 'per'");
+          continue;
+        }
+        for (const spec::Located<std::string> &name : names) {
+          if (!declareName(name.value, name.loc, "as a tile"))
+            continue;
+          warpgroupTileIndex[name.value] = static_cast<unsigned>(kernel.warpgroupTiles.size());
+          kernel.warpgroupTiles.push_back(
+              ir::WarpgroupTile{name.value, tile.dtype.value, extents[0], extents[1], name.loc});
+        }
+        continue;
+      }
       if (tile.stages) {
         if (firstStaged && firstStaged->stages &&
             (firstStaged->stages->isAuto != tile.stages->isAuto ||
@@ -405,28 +619,85 @@ private:
           kernel.requestedStages = *tile.stages;
         }
       }
-      tileIndex[tile.name.value] = static_cast<unsigned>(kernel.stageTiles.size());
-      kernel.stageTiles.push_back(ir::StageTile{tile.name.value, tile.dtype.value,
-                                                *tile.shape[0].number, *tile.shape[1].number,
-                                                tile.name.loc});
+      for (const spec::Located<std::string> &name : names) {
+        if (!declareName(name.value, name.loc, "as a tile"))
+          continue;
+        tileIndex[name.value] = static_cast<unsigned>(kernel.stageTiles.size());
+        kernel.stageTiles.push_back(
+            ir::StageTile{name.value, tile.dtype.value, extents[0], extents[1], name.loc});
+      }
     }
   }
 
-  /// `M / 128` as (size M, step 128).
-  std::optional<std::pair<ir::Size, int64_t>> parseIterExtent(const Expr &expr,
-                                                              const std::string &what) {
-    if (expr.kind == Expr::Kind::Binary && expr.text == "/" &&
-        expr.operands[0]->kind == Expr::Kind::Name &&
-        expr.operands[1]->kind == Expr::Kind::Number) {
-      int64_t step = 0;
-      const std::string &text = expr.operands[1]->text;
-      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), step);
-      if (ec == std::errc() && ptr == text.data() + text.size() && step > 0)
-        return std::pair{ir::Size{std::nullopt, expr.operands[0]->text}, step};
+  static std::optional<int64_t> positiveInteger(const Expr &expr) {
+    if (expr.kind != Expr::Kind::Number)
+      return std::nullopt;
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(expr.text.data(), expr.text.data() + expr.text.size(), value);
+    if (ec != std::errc() || ptr != expr.text.data() + expr.text.size() || value <= 0)
+      return std::nullopt;
+    return value;
+  }
+
+  /// A size by name: a launch size, or an integer parameter (a constant).
+  ir::Size sizeNamed(const std::string &name) const {
+    if (auto value = intParam(name))
+      return ir::Size{*value, {}};
+    return ir::Size{std::nullopt, name};
+  }
+
+  /// `STEP * (VAR + 1)` or `(VAR + 1) * STEP`: the end row of task index VAR.
+  std::optional<ir::LoopBound> parseTaskEnd(const Expr &expr) const {
+    if (expr.kind != Expr::Kind::Binary || expr.text != "*")
+      return std::nullopt;
+    for (int side = 0; side < 2; ++side) {
+      auto step = positiveInteger(*expr.operands[side]);
+      const Expr &sum = *expr.operands[1 - side];
+      if (!step || sum.kind != Expr::Kind::Binary || sum.text != "+")
+        continue;
+      const Expr &var = *sum.operands[0];
+      const Expr &one = *sum.operands[1];
+      if (var.kind != Expr::Kind::Name || one.kind != Expr::Kind::Number || one.text != "1")
+        continue;
+      bool isTask =
+          llvm::any_of(kernel.tasks, [&](const ir::IterVar &v) { return v.name == var.text; });
+      if (!isTask)
+        continue;
+      return ir::LoopBound{var.text, *step};
+    }
+    return std::nullopt;
+  }
+
+  /// `M / 128` as (size M, step 128); for the loop also
+  /// `min(N, 192 * (i + 1)) / 128` (stop at the task's last row).
+  std::optional<std::pair<ir::Size, int64_t>>
+  parseIterExtent(const Expr &written, const std::string &what, ir::LoopBound *bound) {
+    const Expr *chosen = chooseBranch(written);
+    if (!chosen)
+      return std::nullopt;
+    const Expr &expr = *chosen;
+    if (expr.kind == Expr::Kind::Binary && expr.text == "/") {
+      auto step = positiveInteger(*expr.operands[1]);
+      if (!step && expr.operands[1]->kind == Expr::Kind::Name)
+        if (auto value = intParam(expr.operands[1]->text); value && *value > 0)
+          step = value;
+      const Expr &size = *expr.operands[0];
+      if (step && size.kind == Expr::Kind::Name)
+        return std::pair{sizeNamed(size.text), *step};
+      if (step && bound && size.kind == Expr::Kind::Call && size.text == "min" &&
+          size.operands.size() == 2 && size.operands[0]->kind == Expr::Kind::Name) {
+        if (auto end = parseTaskEnd(*size.operands[1])) {
+          *bound = *end;
+          return std::pair{sizeNamed(size.operands[0]->text), *step};
+        }
+      }
     }
     if (expr.kind == Expr::Kind::Name)
-      return std::pair{ir::Size{std::nullopt, expr.text}, int64_t{1}};
-    diags.report(DiagID::err_sema_extent_form, expr.loc, what, "another expression");
+      return std::pair{sizeNamed(expr.text), int64_t{1}};
+    if (bound)
+      diags.report(DiagID::err_sema_loop_form, expr.loc, what, "another expression");
+    else
+      diags.report(DiagID::err_sema_extent_form, expr.loc, what, "another expression");
     return std::nullopt;
   }
 
@@ -439,27 +710,36 @@ private:
       diags.report(DiagID::err_sema_one_loop, spec.grid->loop[1].name.loc, spec.grid->loop.size());
       return;
     }
-    auto declareVar = [&](const spec::IterVar &var) -> std::optional<ir::IterVar> {
+    auto declareVar = [&](const spec::IterVar &var,
+                          ir::LoopBound *bound) -> std::optional<ir::IterVar> {
       if (!declareName(var.name.value, var.name.loc, "as a grid index"))
         return std::nullopt;
-      auto extent = parseIterExtent(*var.extent, "the extent of '" + var.name.value + "'");
+      auto extent = parseIterExtent(*var.extent, "the extent of '" + var.name.value + "'", bound);
       if (!extent)
         return std::nullopt;
       return ir::IterVar{var.name.value, extent->first, extent->second, var.name.loc};
     };
     for (const spec::IterVar &var : spec.grid->tasks)
-      if (auto lowered = declareVar(var))
+      if (auto lowered = declareVar(var, nullptr))
         kernel.tasks.push_back(*lowered);
-    if (auto lowered = declareVar(spec.grid->loop[0]))
+    if (auto lowered = declareVar(spec.grid->loop[0], &kernel.loopBound))
       kernel.loop = *lowered;
-    kernel.groupedOrder = !spec.grid->order || spec.grid->order->value == "grouped";
+    // Grouped order pairs two task indices (rows and columns of an output).
+    if (spec.grid->order)
+      kernel.groupedOrder = spec.grid->order->value == "grouped";
+    else
+      kernel.groupedOrder = kernel.tasks.size() == 2;
+    if (kernel.groupedOrder && kernel.tasks.size() != 2)
+      diags.report(DiagID::err_sema_value_kind, spec.grid->order->loc, "'order: grouped'",
+                   "used with two task indices",
+                   fmt::format("{} task indices", kernel.tasks.size()));
   }
 
   void declareState() {
     for (const spec::StateDecl &state : spec.consumer.state) {
       if (!declareName(state.name.value, state.name.loc, "as consumer state"))
         continue;
-      // "f32[128, 256]"
+      // "f32[128, 256]" (a tile) or "f32[192]" (one value per row)
       llvm::StringRef type = llvm::StringRef(state.type.value).trim();
       auto bad = [&] {
         diags.report(DiagID::err_sema_state_type, state.type.loc, state.name.value,
@@ -473,9 +753,16 @@ private:
       }
       llvm::SmallVector<llvm::StringRef, 4> dims;
       rest.split(dims, ',');
-      int64_t rows = 0, cols = 0;
-      if (dims.size() != 2 || dims[0].trim().getAsInteger(10, rows) ||
-          dims[1].trim().getAsInteger(10, cols) || rows <= 0 || cols <= 0) {
+      llvm::SmallVector<int64_t, 2> extents;
+      for (llvm::StringRef dim : dims) {
+        dim = dim.trim();
+        int64_t value = 0;
+        if (!dim.getAsInteger(10, value) && value > 0)
+          extents.push_back(value);
+        else if (auto param = intParam(dim); param && *param > 0)
+          extents.push_back(*param);
+      }
+      if (extents.size() != dims.size() || extents.empty() || extents.size() > 2) {
         bad();
         continue;
       }
@@ -492,14 +779,19 @@ private:
                      "the accumulator '" + state.name.value + "'", "f32", spelling(*dtype));
         continue;
       }
+      int64_t rows = extents[0];
       int64_t wantRows = 64 * kernel.consumerWarpgroups;
       if (rows != wantRows) {
         diags.report(DiagID::err_sema_state_rows, state.type.loc, state.name.value, rows,
                      kernel.consumerWarpgroups, wantRows);
         continue;
       }
+      if (extents.size() == 1) {
+        vectorStates.push_back(ir::State{state.name.value, *dtype, rows, 1, state.name.loc});
+        continue;
+      }
       stateIndex[state.name.value] = static_cast<unsigned>(kernel.state.size());
-      kernel.state.push_back(ir::State{state.name.value, *dtype, rows, cols, state.name.loc});
+      kernel.state.push_back(ir::State{state.name.value, *dtype, rows, extents[1], state.name.loc});
     }
   }
 
@@ -578,6 +870,17 @@ private:
         continue;
       }
       const ir::IterVar *var = index.kind == Expr::Kind::Name ? findIterVar(index.text) : nullptr;
+      if (!var && index.kind != Expr::Kind::Name && d < firstSpanned) {
+        // An index expression in a dimension the tile does not span, e.g.
+        // the key/value head of a query head: `h / (H / H_kv)`.
+        auto lowered = lowerIndexExpr(index, d + 1, global.name);
+        if (!lowered) {
+          ok = false;
+          continue;
+        }
+        coords.push_back(ir::Coord{{}, std::move(*lowered)});
+        continue;
+      }
       if (!var) {
         if (index.kind == Expr::Kind::Name && !declared.count(index.text)) {
           reportUnknownName(index, what, declaredNames());
@@ -599,7 +902,7 @@ private:
                      tileSpan, d + 1, global.name, global.dims[d].str());
         ok = false;
       }
-      coords.push_back(ir::Coord{var->name});
+      coords.push_back(ir::Coord{var->name, std::nullopt});
     }
     if (!ok)
       return std::nullopt;
@@ -850,6 +1153,13 @@ private:
       bool used = llvm::any_of(kernel.mmas, [&](const ir::Mma &mma) {
         return mma.a == load.tile || mma.b == load.tile;
       });
+      if (kernel.program)
+        for (const ir::ProgramOp &op : kernel.program->compute) {
+          auto reads = [&](const ir::MmaOperand &o) {
+            return o.where == ir::MmaOperand::Where::Stage && o.index == load.tile;
+          };
+          used = used || (op.kind == ir::ProgramOp::Kind::Mma && (reads(op.a) || reads(op.b)));
+        }
       if (!used)
         diags.report(DiagID::err_sema_unused_load, load.loc, kernel.stageTiles[load.tile].name);
     }
@@ -861,7 +1171,10 @@ private:
   DiagnosticEngine &diags;
   ir::Kernel kernel;
   llvm::StringMap<SourceLoc> declared;
-  llvm::StringMap<unsigned> globalIndex, tileIndex, stateIndex;
+  llvm::StringMap<unsigned> globalIndex, tileIndex, stateIndex, scalarIndex, warpgroupTileIndex;
+  std::vector<ir::State> vectorStates;
+  llvm::StringMap<int64_t> constantValues;
+#include "LowerProgram.inc"
 };
 
 std::string sanitize(std::string text) {

@@ -27,6 +27,11 @@ bool planSynchronization(ir::Kernel &kernel, DiagnosticEngine &) {
   plan.expectBytes = 0;
   for (const ir::Load &load : kernel.loads)
     plan.expectBytes += static_cast<int>(kernel.stageTiles[load.tile].bytes());
+  plan.setupBytes = 0;
+  if (kernel.program)
+    for (const ir::ProgramOp &op : kernel.program->setup)
+      if (op.kind == ir::ProgramOp::Kind::LoadTile)
+        plan.setupBytes += static_cast<int>(kernel.warpgroupTiles[op.tile].bytes());
   plan.finishBarrierIds.clear();
   for (int wg = 0; wg < kernel.consumerWarpgroups; ++wg)
     plan.finishBarrierIds.push_back(kFirstUserBarrier + wg);

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/Passes/Passes.h"
 
+#include <algorithm>
+
 namespace tkc {
 
 namespace {
@@ -16,16 +18,80 @@ constexpr int kMaxRegisters = 256;
 /// loop state and the epilogue's temporaries.
 constexpr int kConsumerOverhead = 64;
 constexpr int kWarpgroupThreads = 128;
+constexpr int kMinProducerRegisters = 24;
+/// Addresses, indices and loop state of a program's consumer.
+constexpr int kProgramOverhead = 24;
+
+/// Registers per consumer thread of a register value (f32 words; a row
+/// vector holds two rows per thread, as a pair).
+int valueRegisters(const ir::RegValue &v, int consumerThreads) {
+  if (v.shape == ir::RegValue::Shape::RowVector)
+    return 2;
+  return static_cast<int>(v.rows * v.cols * static_cast<int64_t>(ir::dtypeBytes(v.dtype)) / 4 /
+                          consumerThreads);
+}
+
+bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consumerThreads) {
+  ir::Plan &plan = kernel.plan;
+  const ir::Program &program = *kernel.program;
+  // State lives all task long; of the temporaries, the largest tile (and
+  // its bf16 copy when it feeds a product) is counted.
+  int state = 0, largestTemp = 0;
+  const ir::RegValue *biggestState = nullptr;
+  for (const ir::RegValue &v : program.values) {
+    int regs = valueRegisters(v, consumerThreads);
+    if (v.state) {
+      state += regs;
+      if (!biggestState || regs > valueRegisters(*biggestState, consumerThreads))
+        biggestState = &v;
+    } else {
+      largestTemp = std::max(largestTemp, regs);
+    }
+  }
+  plan.accumulatorRegisters = state + largestTemp;
+  // ptxas allocates every thread of the block within the registers a launch
+  // of that many threads leaves (65536 / threads), whatever setmaxnreg hands
+  // the consumers later: that is the budget the live values must fit in.
+  const int threads = consumerThreads + kWarpgroupThreads;
+  const int allocatable = std::min(plan.consumerRegisters,
+                                   static_cast<int>(kernel.arch->registersPerSM) / threads / 8 * 8);
+  if (plan.accumulatorRegisters + kProgramOverhead > allocatable) {
+    SourceLoc where = biggestState ? biggestState->loc : program.values.front().loc;
+    diags.report(DiagID::err_register_budget_live, where, plan.accumulatorRegisters,
+                 kProgramOverhead, allocatable, threads);
+    const ir::RegValue *largest = nullptr;
+    for (const ir::RegValue &v : program.values) {
+      if (v.state)
+        diags.report(DiagID::note_register_value, v.loc, v.name, valueRegisters(v, consumerThreads),
+                     "state, live all task long");
+      else if (!largest ||
+               valueRegisters(v, consumerThreads) > valueRegisters(*largest, consumerThreads))
+        largest = &v;
+    }
+    if (largest)
+      diags.report(DiagID::note_register_value, largest->loc, largest->name,
+                   valueRegisters(*largest, consumerThreads),
+                   "the largest temporary; a smaller tile along its columns shrinks it");
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
   ir::Plan &plan = kernel.plan;
   const int consumerThreads = kernel.consumerWarpgroups * kWarpgroupThreads;
-  plan.producerRegisters = kProducerRegisters;
+  // Three consumer warpgroups leave 160 registers a thread only if the
+  // producer, which just issues copies, drops to the minimum.
+  plan.producerRegisters =
+      kernel.consumerWarpgroups >= 3 ? kMinProducerRegisters : kProducerRegisters;
   int available =
-      (static_cast<int>(kernel.arch->registersPerSM) - kProducerRegisters * kWarpgroupThreads) /
+      (static_cast<int>(kernel.arch->registersPerSM) - plan.producerRegisters * kWarpgroupThreads) /
       consumerThreads / 8 * 8;
   plan.consumerRegisters = std::min(available, kMaxRegisters);
+  if (kernel.program)
+    return planProgramRegisters(kernel, diags, consumerThreads);
 
   plan.accumulatorRegisters = 0;
   for (const ir::State &state : kernel.state) {

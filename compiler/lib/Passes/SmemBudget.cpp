@@ -25,12 +25,12 @@ struct Layout {
   int stagesEnd, finishOffset, safeStages, dynamicBytes;
 };
 
-Layout layoutFor(int stages, int stageBytes, int finishBytes, int budget) {
+Layout layoutFor(int stages, int stageBytes, int finishBytes, int scratchBytes, int budget) {
   Layout l;
-  l.stagesEnd = stages * stageBytes;
+  l.stagesEnd = scratchBytes + stages * stageBytes;
   l.finishOffset = finishBytes ? (budget - finishBytes) / kAlign * kAlign : budget;
   l.safeStages = 0;
-  while (l.safeStages < stages && (l.safeStages + 1) * stageBytes <= l.finishOffset)
+  while (l.safeStages < stages && scratchBytes + (l.safeStages + 1) * stageBytes <= l.finishOffset)
     ++l.safeStages;
   l.dynamicBytes = std::max(l.stagesEnd, l.finishOffset + finishBytes) + kAlign;
   return l;
@@ -44,14 +44,46 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   for (const ir::Load &load : kernel.loads)
     loaded += padded(kernel.stageTiles[load.tile].bytes());
   plan.stageBytes = padded(loaded);
-  // The finish stages the result in bf16 for the TMA store.
-  const ir::State &result = kernel.state[kernel.store->state];
-  plan.finishBytes = padded(result.rows * result.cols *
-                            ir::dtypeBytes(kernel.globals[kernel.store->global].dtype));
+  // Per-warpgroup tiles live outside the ring, one copy per warpgroup.
+  plan.scratchBytes = 0;
+  for (const ir::WarpgroupTile &tile : kernel.warpgroupTiles)
+    plan.scratchBytes += padded(tile.bytes() * kernel.consumerWarpgroups);
+  plan.scratchBytes = padded(plan.scratchBytes);
+  // The finish stages a stored tile in bf16 for the TMA store, unless a
+  // per-warpgroup tile of its shape can hold it.
+  plan.finishBytes = 0;
+  std::string finishWhat;
+  SourceLoc finishLoc;
+  if (kernel.store) {
+    const ir::State &result = kernel.state[kernel.store->state];
+    plan.finishBytes = padded(result.rows * result.cols *
+                              ir::dtypeBytes(kernel.globals[kernel.store->global].dtype));
+    finishWhat = "finish staging of " + result.name;
+    finishLoc = result.loc;
+  } else {
+    for (const ir::ProgramOp &op : kernel.program->finish)
+      if (op.kind == ir::ProgramOp::Kind::StoreTile && op.tile >= kernel.warpgroupTiles.size()) {
+        plan.finishBytes =
+            std::max(plan.finishBytes, padded(64 * kernel.consumerWarpgroups * op.reduceCols *
+                                              ir::dtypeBytes(kernel.globals[op.global].dtype)));
+        finishWhat = "finish staging of the store to " + kernel.globals[op.global].name;
+        finishLoc = op.loc;
+      }
+  }
+  auto noteScratch = [&] {
+    for (const ir::WarpgroupTile &tile : kernel.warpgroupTiles)
+      diags.report(DiagID::note_smem_buffer, tile.loc, tile.name,
+                   padded(tile.bytes() * kernel.consumerWarpgroups),
+                   fmt::format("one copy for each of {} warpgroups", kernel.consumerWarpgroups));
+  };
+  auto noteFinish = [&](const char *how) {
+    if (plan.finishBytes)
+      diags.report(DiagID::note_smem_buffer, finishLoc, finishWhat, plan.finishBytes, how);
+  };
 
   int budget = static_cast<int>(kernel.arch->maxSharedBytesPerBlock) - kReservedBytes;
   auto fits = [&](int stages) {
-    Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, budget);
+    Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, plan.scratchBytes, budget);
     return l.stagesEnd <= budget && l.safeStages >= 1;
   };
 
@@ -60,8 +92,9 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
     stages = static_cast<int>(kernel.requestedStages->count);
     if (stages > kMaxStages || !fits(stages)) {
       SourceLoc loc = kernel.requestedStages->loc;
-      int64_t needed = std::max<int64_t>(int64_t{stages} * plan.stageBytes,
-                                         int64_t{plan.stageBytes} + plan.finishBytes);
+      int64_t needed =
+          plan.scratchBytes + std::max<int64_t>(int64_t{stages} * plan.stageBytes,
+                                                int64_t{plan.stageBytes} + plan.finishBytes);
       diags.report(DiagID::err_smem_budget, loc, needed, budget, kernel.arch->name.str());
       for (const ir::Load &load : kernel.loads) {
         const ir::StageTile &tile = kernel.stageTiles[load.tile];
@@ -69,8 +102,8 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
                      int64_t{stages} * padded(tile.bytes()),
                      fmt::format("{} stages of {} bytes", stages, padded(tile.bytes())));
       }
-      diags.report(DiagID::note_smem_buffer, result.loc, "finish staging of " + result.name,
-                   plan.finishBytes, "may alias the last stages");
+      noteScratch();
+      noteFinish("may alias the last stages");
       return false;
     }
   } else {
@@ -78,20 +111,21 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
       if (fits(s))
         stages = s;
     if (!stages) {
-      SourceLoc loc = kernel.loads.empty() ? result.loc : kernel.loads.front().loc;
-      diags.report(DiagID::err_smem_budget, loc, int64_t{plan.stageBytes} + plan.finishBytes,
-                   budget, kernel.arch->name.str());
+      SourceLoc loc = kernel.loads.empty() ? finishLoc : kernel.loads.front().loc;
+      diags.report(DiagID::err_smem_budget, loc,
+                   int64_t{plan.scratchBytes} + plan.stageBytes + plan.finishBytes, budget,
+                   kernel.arch->name.str());
       for (const ir::Load &load : kernel.loads) {
         const ir::StageTile &tile = kernel.stageTiles[load.tile];
         diags.report(DiagID::note_smem_buffer, tile.loc, tile.name, padded(tile.bytes()),
                      "one stage");
       }
-      diags.report(DiagID::note_smem_buffer, result.loc, "finish staging of " + result.name,
-                   plan.finishBytes, "at least one stage must lie before it");
+      noteScratch();
+      noteFinish("at least one stage must lie before it");
       return false;
     }
   }
-  Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, budget);
+  Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, plan.scratchBytes, budget);
   plan.stages = stages;
   plan.safeStages = l.safeStages;
   plan.dynamicSharedBytes = l.dynamicBytes;

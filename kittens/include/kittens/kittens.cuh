@@ -37,6 +37,7 @@
 #include "ops/register/reductions.cuh"
 #include "ops/register/conversions.cuh"
 #include "ops/register/masks.cuh"
+#include "ops/register/elementwise.cuh"
 #include "ops/mma/mma_sync_sm80.cuh"
 #include "ops/mma/wgmma_sm90.cuh"
 

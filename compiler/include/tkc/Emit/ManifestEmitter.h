@@ -29,7 +29,8 @@ struct ManifestOptions {
 
 /// Writes one JSON document describing every kernel's launcher: its C++ name,
 /// parameter values, pointer arguments in launcher order (name, dtype, C type,
-/// rank, dims, role input/output) and size symbols.
+/// rank, dims, role input/output), size symbols, and runtime scalars (name,
+/// dtype, C type, default when the spec gives one).
 ///
 /// Needs: kernels that passed the pass pipeline. Guarantees: deterministic
 /// output (keys in a fixed order, no timestamps or paths), ending in a newline.

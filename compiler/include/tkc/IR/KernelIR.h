@@ -50,6 +50,15 @@ struct Global {
   SourceLoc loc;
 };
 
+/// A scalar the launcher takes by value after the sizes (`scalars:` in the
+/// spec), e.g. the softmax scale.
+struct Scalar {
+  std::string name;
+  DType dtype;                        ///< f32 today
+  std::optional<double> defaultValue; ///< folded at instantiation (`default:`)
+  SourceLoc loc;
+};
+
 /// A tile one pipeline stage holds in shared memory.
 struct StageTile {
   std::string name;
@@ -67,11 +76,23 @@ struct IterVar {
   SourceLoc loc;
 };
 
+/// An integer index expression of grid indices, launch sizes and numbers,
+/// e.g. `h / (H / H_kv)`: what a coordinate may compute.
+struct IndexExpr {
+  enum class Kind { Var, Size, Number, Add, Sub, Mul, Div } kind = Kind::Number;
+  std::string name;   ///< Var, Size
+  int64_t number = 0; ///< Number
+  std::vector<IndexExpr> operands;
+  std::string str() const;
+};
+
 /// One coordinate of a tile access, in units of the tile: an iteration
-/// variable or 0 (for a leading dimension the tile does not span).
+/// variable, 0 (for a leading dimension the tile does not span), or an index
+/// expression.
 struct Coord {
-  std::string var; ///< empty: the constant 0
-  std::string str() const { return var.empty() ? "0" : var; }
+  std::string var; ///< empty: the constant 0 (unless `expr` is set)
+  std::optional<IndexExpr> expr;
+  std::string str() const { return expr ? expr->str() : var.empty() ? "0" : var; }
 };
 
 /// `tile = Global[coords]` in the producer: one TMA tile load per stage.
@@ -122,6 +143,116 @@ struct Store {
   SourceLoc loc;
 };
 
+//===----------------------------------------------------------------------===//
+// The consumer program: register values and the operations on them, for
+// specs beyond a plain matrix product (attention). Every register value is a
+// block-level shape whose rows are split over the consumer warpgroups (64
+// rows each, 16 per warp).
+//===----------------------------------------------------------------------===//
+
+/// A shared-memory tile each consumer warpgroup owns (`per: consumer_warpgroup`),
+/// loaded once per task in setup.
+struct WarpgroupTile {
+  std::string name;
+  DType dtype;
+  int64_t rows, cols; ///< one warpgroup's copy
+  SourceLoc loc;
+  int64_t bytes() const { return rows * cols * dtypeBytes(dtype); }
+};
+
+/// Where the columns of a register tile lie in a global dimension: element
+/// column c is position `var * step + c` of a dimension of extent `extent`.
+/// Columns at or past the extent are absent: reductions skip them and a
+/// matrix product contracts over zeros there.
+struct ColumnBound {
+  Size extent;
+  std::string var;
+  int64_t step = 0;
+  friend bool operator==(const ColumnBound &, const ColumnBound &) = default;
+};
+
+struct RegValue {
+  enum class Shape { Tile, RowVector };
+  std::string name;
+  Shape shape = Shape::Tile;
+  DType dtype = DType::F32;
+  int64_t rows = 0, cols = 0; ///< rows of the block; cols 1 for a row vector
+  bool state = false;         ///< lives across stages (declared under `state`)
+  std::optional<ColumnBound> bound;
+  SourceLoc loc;
+};
+
+/// An elementwise expression, evaluated per element in f32. A row vector
+/// broadcasts along a tile's columns.
+struct Program;
+struct Scalar;
+
+struct Elementwise {
+  enum class Kind {
+    Value,    ///< `value`: a register value
+    Number,   ///< `number` (may be +-inf)
+    Scalar,   ///< `value`: index into Kernel::scalars
+    RowIndex, ///< row(var): var * step + the element's row in the block
+    ColIndex, ///< col(var): var * step + the element's column
+    Unary,    ///< op: "-", "exp2", "exp", "log2", "log", "sqrt", "tanh", "abs", "not"
+    Binary,   ///< op: + - * / max min == != < <= > >= and or
+    Where,    ///< operands: condition, if true, if false
+  };
+  Kind kind = Kind::Number;
+  unsigned value = 0;
+  double number = 0;
+  std::string var; ///< RowIndex, ColIndex
+  int64_t step = 0;
+  std::string op;
+  std::vector<Elementwise> operands;
+  std::string str(const Program &program, const std::vector<Scalar> &scalars) const;
+};
+
+/// An operand of a matrix product.
+struct MmaOperand {
+  enum class Where { Stage, Warpgroup, Register } where = Where::Stage;
+  unsigned index = 0; ///< into stageTiles, warpgroupTiles or Program::values
+  bool transposed = false;
+};
+
+struct ProgramOp {
+  enum class Kind {
+    Assign,    ///< dst = expr (elementwise; a tile or a row vector)
+    RowReduce, ///< dst (row vector) = reduce(op, expr over a tile of `cols` columns)
+    Mma,       ///< dst (f32 tile) (+)= a @ b
+    LoadTile,  ///< warpgroup tile `tile` = global[coords] (TMA, setup)
+    StoreTile, ///< global[coords] = expr (a tile; converted, staged, TMA)
+    StoreRows, ///< global[coords] = expr (a row vector; one value per row)
+  };
+  Kind kind = Kind::Assign;
+  unsigned dst = 0;
+  Elementwise expr;
+  std::string reduce; ///< RowReduce: "max" or "sum"
+  int64_t reduceCols = 0;
+  std::optional<ColumnBound> reduceBound;
+  MmaOperand a, b;
+  bool accumulate = false;
+  unsigned tile = 0;   ///< LoadTile: warpgroup tile; StoreTile: staging warpgroup tile
+  unsigned global = 0; ///< LoadTile, StoreTile, StoreRows
+  std::vector<Coord> coords;
+  SourceLoc loc;
+};
+
+struct Program {
+  std::vector<RegValue> values;
+  std::vector<ProgramOp> setup, compute, finish;
+};
+
+/// The loop of one task: `extent / step` iterations, where `extent` is a
+/// launch size, or `min(size, step_of_task * (task + 1))` for a loop that
+/// stops at the task's last row (causal attention).
+struct LoopBound {
+  /// Empty: the loop runs over the whole size. Otherwise the loop stops at
+  /// element `(stopVar + 1) * stopStep` (exclusive).
+  std::string stopVar;
+  int64_t stopStep = 0;
+};
+
 /// Numbers the passes choose. Zero means "not planned yet".
 struct Plan {
   int stages = 0;
@@ -135,6 +266,8 @@ struct Plan {
   int expectBytes = 0;               ///< bytes the producer arms per stage
   std::vector<int> finishBarrierIds; ///< one named barrier per consumer warpgroup
   int groupRows = 0;                 ///< grouped task order: tile rows per group (0: linear)
+  int scratchBytes = 0;              ///< warpgroup tiles, outside the stage ring
+  int setupBytes = 0;                ///< bytes each warpgroup's setup loads arm
 };
 
 struct Kernel {
@@ -145,6 +278,7 @@ struct Kernel {
   const ArchInfo *arch = nullptr;
 
   std::vector<Global> globals;
+  std::vector<Scalar> scalars; ///< launcher arguments after the sizes, in order
   std::vector<StageTile> stageTiles;
   std::vector<IterVar> tasks;
   IterVar loop;
@@ -154,6 +288,11 @@ struct Kernel {
 
   std::vector<Load> loads;
   std::vector<State> state;
+  std::vector<WarpgroupTile> warpgroupTiles;
+  LoopBound loopBound;
+  /// Set when the consumer is lowered as a program (attention); then
+  /// mmas/epilogue/store are empty and the program says what to do.
+  std::optional<Program> program;
   std::vector<unsigned> zeroInit; ///< state zeroed in setup
   std::vector<Mma> mmas;
   std::vector<EpilogueOp> epilogue;
@@ -167,6 +306,9 @@ struct Kernel {
 /// globals. Shared by the CUDA and manifest emitters, so that the launcher and
 /// its description cannot disagree.
 std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
+
+/// The program part of printKernel.
+void printProgram(const Kernel &kernel, llvm::raw_ostream &os);
 
 /// Deterministic text of `kernel` (what --emit=ir and --print-after-all print).
 void printKernel(const Kernel &kernel, llvm::raw_ostream &os);

@@ -77,6 +77,22 @@ struct GlobalDecl {
 };
 
 /// `stages:` is a number or `auto` (the compiler chooses from the budget).
+/// `constants: {NAME: EXPR}`: a number computed from the parameters of each
+/// instantiation, usable wherever an integer parameter is (tile shapes,
+/// grid steps, state types).
+struct ConstantDecl {
+  Located<std::string> name;
+  std::unique_ptr<stmt::Expr> value;
+};
+
+/// A runtime scalar the launcher takes by value (`scalars:`).
+struct ScalarDecl {
+  Located<std::string> name;
+  Located<DType> dtype;
+  /// `default: EXPR`, an expression of parameters and numbers; null: none.
+  std::unique_ptr<stmt::Expr> defaultValue;
+};
+
 struct StageCount {
   bool isAuto = true;
   int64_t count = 0;
@@ -152,7 +168,9 @@ struct KernelSpec {
   std::optional<Located<std::string>> arch;
   Located<Template> tmpl;
   std::vector<ParamDecl> params;
+  std::vector<ConstantDecl> constants;
   std::vector<GlobalDecl> globals;
+  std::vector<ScalarDecl> scalars;
   std::vector<TileDecl> tiles;
   std::optional<GridDecl> grid;
   ProducerDecl producer;

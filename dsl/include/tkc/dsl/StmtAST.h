@@ -36,6 +36,9 @@ struct Expr {
     Call,     ///< `exp2(x)`; text is the callee; operands are the arguments
     Index,    ///< `A[m, k]`; operands are the base, then the indices
     Member,   ///< `k.T`; text is the member; operands[0] is the base
+    /// `a if c else b` (grid extents and other standalone expressions only);
+    /// operands are the condition, then a, then b.
+    Conditional,
   };
 
   Kind kind;

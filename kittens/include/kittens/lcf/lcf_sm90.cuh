@@ -36,6 +36,8 @@
  *    stage's `inputs_finished` once it no longer reads it (after mma_async_wait): either at
  *    once, or one iteration later through `prev_inputs_finished` (keeping one wgmma group
  *    in flight), in which case the last iteration releases its own stage too.
+ *  - consumer::setup may load into the scratch block through its warpgroup's `setup_arrived`
+ *    (one arrival with the byte count, then a wait on `setup_phase`), at most once per task.
  *  - consumer::finish must make CONSUMER_ARRIVALS arrivals on `finish_finished` once the
  *    finish block may be overwritten (after store_async_read_wait for TMA stores).
  *  - Named barriers LCF_BARRIER_{PRODUCERS, CONSUMERS, ALL} (13, 14, 15) belong to the
@@ -176,7 +178,14 @@ template <class K> struct producer_load_args : common_args<K> {
   semaphore &inputs_arrived;
   int iter;
 };
-template <class K> struct consumer_setup_args : common_args<K> { typename traits<K>::consumer_state &state; };
+template <class K> struct consumer_setup_args : common_args<K> {
+  typename traits<K>::consumer_state &state;
+  /// This warpgroup's own semaphore for loads it issues in setup (e.g. its Q tile into the
+  /// scratch block): arm it with expect_bytes from one thread, then wait(setup_arrived,
+  /// setup_phase). The phase assumes one load per task: use it in every task or in none.
+  semaphore &setup_arrived;
+  int setup_phase;
+};
 template <class K> struct consumer_compute_args : common_args<K> {
   typename traits<K>::consumer_state &state;
   typename traits<K>::input_block &input;
@@ -199,6 +208,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   constexpr int S = TR::INPUT_STAGES;
   extern __shared__ char lcf_smem_raw[];
   __shared__ semaphore inputs_arrived[S], inputs_finished[S], finish_finished;
+  __shared__ semaphore setup_arrived[TR::NUM_CONSUMER_WARPGROUPS];
 
   shared_allocator alloc(lcf_smem_raw);
   char *base = alloc.ptr;
@@ -215,6 +225,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       init_semaphore(inputs_finished[s], TR::CONSUMER_ARRIVALS);
     }
     init_semaphore(finish_finished, TR::CONSUMER_ARRIVALS);
+    for (int w = 0; w < TR::NUM_CONSUMER_WARPGROUPS; ++w) init_semaphore(setup_arrived[w], 1);
     fence_semaphore_init();
   }
   named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
@@ -253,7 +264,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       common_args<K> ca{common, task_iter, num_iters, g, scratch};
       K::common_setup(ca);
       if (num_iters < 0) break;
-      consumer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state};
+      consumer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state, setup_arrived[warpgroupid()], task_iter & 1};
       K::consumer::setup(sa);
       for (int it = 0; it < num_iters; ++it) {
         const int s = it % S;

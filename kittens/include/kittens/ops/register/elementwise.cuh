@@ -1,0 +1,153 @@
+/**
+ * @file
+ * @brief Elementwise programs over row-layout register tiles and their per-row vectors.
+ *
+ * `apply(dst, f)` sets every element a lane holds to `f(e)`, where `e` says which element it
+ * is: its fragment slot (i, j, k, h) and its (row, col) inside the warp's tile. Inside `f`,
+ * `at(t, e)` reads the same element of another tile of the same shape and `at(v, e)` the
+ * per-row value of a `col_vec` for the element's row, so one lambda computes any fused
+ * expression of tiles, row broadcasts and coordinates (masks) without temporaries:
+ *
+ *   apply(p, [&](const element &e) { return exp2f(at(s, e) - at(m, e)); });
+ *
+ * The vector forms do the same over an ortho per-row vector (`vector_element`). Reductions
+ * take the same kind of lambda: `row_reduce_elements<RT>(v, op, init, f, col_limit)` folds
+ * f(e) over the columns c < col_limit of each row (the rest are absent, not zero).
+ * Warp scope; everything is evaluated in float.
+ */
+#pragma once
+
+#include "../../common/util.cuh"
+#include "../../types/register/rt.cuh"
+#include "reductions.cuh"
+
+namespace kittens {
+
+/// The hardware's approximate transcendentals (MUFU: relative error about 2^-22 for
+/// exp2/log2), which is what the tile language's exp2, exp, log2 and log compile to.
+namespace fast {
+KITTENS_DEVICE float exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+KITTENS_DEVICE float log2(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+KITTENS_DEVICE float exp(float x) { return exp2(x * 1.4426950408889634f); }
+KITTENS_DEVICE float log(float x) { return log2(x) * 0.6931471805599453f; }
+} // namespace fast
+
+/// One element of a row-layout tile as a lane holds it.
+struct element {
+  int i, j, k, h; ///< fragment row and column, pair (0..3), half of the pair (0: .x, 1: .y)
+  int row, col;   ///< inside the warp's tile
+};
+
+/// One element of an ortho (per-row) vector: data[i], half h (0: row g, 1: row g + 8).
+struct vector_element {
+  int i, h;
+  int row; ///< inside the warp's rows
+};
+
+namespace detail {
+template <class P> KITTENS_DEVICE float pair_half(const P &p, int h) {
+  float2 f = pair_to_float2(p);
+  return h ? f.y : f.x;
+}
+} // namespace detail
+
+/// The element `e` of `t` (a row-layout tile of the shape being applied over).
+template <ducks::rt::row_layout RT> KITTENS_DEVICE float at(const RT &t, const element &e) {
+  return detail::pair_half(t.tiles[e.i][e.j].data[e.k], e.h);
+}
+/// The value of per-row vector `v` (ortho layout) at the row of tile element `e`.
+template <ducks::rv::ortho V> KITTENS_DEVICE float at(const V &v, const element &e) {
+  return detail::pair_half(v.data[e.i], e.k & 1);
+}
+/// The value of per-row vector `v` at vector element `e`.
+template <ducks::rv::ortho V> KITTENS_DEVICE float at(const V &v, const vector_element &e) {
+  return detail::pair_half(v.data[e.i], e.h);
+}
+
+/// dst(e) = f(e) for every element the lane holds.
+template <ducks::rt::row_layout RT, class F> KITTENS_DEVICE void apply(RT &dst, F f) {
+  using P = typename RT::packed;
+  const int l = laneid();
+  KITTENS_UNROLL for (int i = 0; i < RT::height; ++i)
+    KITTENS_UNROLL for (int j = 0; j < RT::width; ++j)
+      KITTENS_UNROLL for (int k = 0; k < 4; ++k) {
+        float v[2];
+        KITTENS_UNROLL for (int h = 0; h < 2; ++h) {
+          const fragment::rc p = fragment::row_layout(l, k, h);
+          v[h] = f(element{i, j, k, h, 16 * i + p.row, 16 * j + p.col});
+        }
+        dst.tiles[i][j].data[k] = convert<P>(make_float2(v[0], v[1]));
+      }
+}
+
+/// dst(e) = f(e) for every value of an ortho per-row vector (each lane holds its two rows).
+template <ducks::rv::ortho V, class F> KITTENS_DEVICE void apply(V &dst, F f) {
+  using P = packed_t<typename V::dtype>;
+  const int g = laneid() / 4;
+  KITTENS_UNROLL for (int i = 0; i < V::tiles; ++i) {
+    const float lo = f(vector_element{i, 0, 16 * i + g});
+    const float hi = f(vector_element{i, 1, 16 * i + g + 8});
+    dst.data[i] = convert<P>(make_float2(lo, hi));
+  }
+}
+
+/// v(r) = op-fold of f(e) over the elements of row r of an RT-shaped tile with col < col_limit,
+/// starting from `init` (columns at or past col_limit are skipped, not read as zero).
+template <ducks::rt::row_layout RT, class Op, class F>
+KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f, int col_limit = RT::cols) {
+  const int l = laneid();
+  KITTENS_UNROLL for (int i = 0; i < RT::height; ++i) {
+    float lo = init, hi = init; // rows g (pairs 0, 2) and g + 8 (pairs 1, 3)
+    KITTENS_UNROLL for (int j = 0; j < RT::width; ++j)
+      KITTENS_UNROLL for (int k = 0; k < 4; ++k)
+        KITTENS_UNROLL for (int h = 0; h < 2; ++h) {
+          const fragment::rc p = fragment::row_layout(l, k, h);
+          const int col = 16 * j + p.col;
+          if (col < col_limit) {
+            const float x = f(element{i, j, k, h, 16 * i + p.row, col});
+            if (k & 1) hi = op(hi, x);
+            else lo = op(lo, x);
+          }
+        }
+    detail::finish_along(v.data[i], lo, hi, op, false);
+  }
+}
+
+/// Zero the columns at or past `col_limit` (any dtype): absent elements of a product operand.
+template <ducks::rt::row_layout RT> KITTENS_DEVICE void zero_columns_from(RT &t, int col_limit) {
+  using P = typename RT::packed;
+  const int l = laneid();
+  KITTENS_UNROLL for (int i = 0; i < RT::height; ++i)
+    KITTENS_UNROLL for (int j = 0; j < RT::width; ++j)
+      KITTENS_UNROLL for (int k = 0; k < 4; ++k) {
+        float2 a = pair_to_float2(t.tiles[i][j].data[k]);
+        if (16 * j + fragment::row_layout(l, k, 0).col >= col_limit) a.x = 0.f;
+        if (16 * j + fragment::row_layout(l, k, 1).col >= col_limit) a.y = 0.f;
+        t.tiles[i][j].data[k] = convert<P>(a);
+      }
+}
+
+/// Store an ortho per-row vector to `dst[row0 + r]` for the warp's rows r with
+/// row0 + r < row_limit. One lane per row writes (the first of its quad).
+template <ducks::rv::ortho V, class T>
+KITTENS_DEVICE void store_rows(T *dst, const V &v, long long row0, long long row_limit) {
+  const int l = laneid();
+  if (l % 4 != 0) return;
+  const int g = l / 4;
+  KITTENS_UNROLL for (int i = 0; i < V::tiles; ++i) {
+    const float2 p = pair_to_float2(v.data[i]);
+    const long long lo = row0 + 16 * i + g, hi = lo + 8;
+    if (lo < row_limit) dst[lo] = convert<T>(p.x);
+    if (hi < row_limit) dst[hi] = convert<T>(p.y);
+  }
+}
+
+} // namespace kittens
