@@ -1,5 +1,6 @@
 """tkc.binding and tkc.runtime.Kernel over fake tensors: which tensor is
 which argument, and every check with its message."""
+import json
 import unittest
 
 from tkc.binding import bind
@@ -12,6 +13,20 @@ from .fakes import DATA, FakeBackend, FakeTensor
 MANIFEST = parse_manifest((DATA / "gemm_bias_residual.json").read_text())
 BIAS = MANIFEST.by_name()["gemm_bias"]
 RESIDUAL = MANIFEST.by_name()["gemm_residual"]
+ATTENTION = parse_manifest((DATA / "attention_fwd.json").read_text())
+ATT64 = ATTENTION.by_name()["attention_fwd_D64"]
+
+
+def attention_without_default():
+    """attention_fwd_D64 whose scale has no default."""
+    obj = json.loads((DATA / "attention_fwd.json").read_text())
+    del obj["kernels"][0]["scalars"][0]["default"]
+    return parse_manifest(json.dumps(obj)).kernels[0]
+
+
+def attention_inputs(B=2, H=8, N=100, H_kv=2, D=64):
+    return (FakeTensor((B, H, N, D), ptr=0x1000), FakeTensor((B, H_kv, N, D), ptr=0x2000),
+            FakeTensor((B, H_kv, N, D), ptr=0x3000))
 
 
 def gemm_inputs(M=128, N=256, K=64, **over):
@@ -118,14 +133,102 @@ class Bind(unittest.TestCase):
         self.assertEqual(call.tensors[3], R)
 
 
+class BindAttention(unittest.TestCase):
+    """Two outputs of different dtypes, size symbols only some tensors have
+    (H_kv), and a runtime scalar."""
+
+    def setUp(self):
+        self.backend = FakeBackend()
+
+    def bind(self, *args, kernel=ATT64, out=None, **kwargs):
+        return bind(kernel, self.backend, args, kwargs, out)
+
+    def assertRefused(self, exc, message, *args, kernel=ATT64, out=None, **kwargs):
+        with self.assertRaises(exc) as cm:
+            self.bind(*args, kernel=kernel, out=out, **kwargs)
+        self.assertEqual(str(cm.exception), message)
+
+    def test_allocates_both_outputs_with_their_dtypes(self):
+        Q, K, V = attention_inputs()
+        call = self.bind(Q, K, V)
+        O, L = self.backend.allocated
+        self.assertEqual((O.shape, O.dtype), ((2, 8, 100, 64), "bf16"))
+        self.assertEqual((L.shape, L.dtype), ((2, 8, 100), "f32"))
+        self.assertEqual(call.tensors, [Q, K, V, O, L])
+        self.assertEqual(call.outputs, [O, L])
+        self.assertEqual(call.sizes, [2, 8, 100, 2])  # B, H, N, H_kv
+        self.assertEqual(call.scalars, [0.125])       # the default
+
+    def test_scalar_by_keyword(self):
+        Q, K, V = attention_inputs()
+        self.assertEqual(self.bind(Q, K, V, scale=0.1).scalars, [0.1])
+        self.assertEqual(self.bind(Q, K, V, scale=3).scalars, [3.0])
+        self.assertEqual(self.bind(Q=Q, K=K, V=V, scale=-0.5).scalars, [-0.5])
+        self.assertEqual(self.bind(Q, K, V, scale=float("inf")).scalars, [float("inf")])
+
+    def test_scalar_errors(self):
+        Q, K, V = attention_inputs()
+        self.assertRefused(TypeError, "attention_fwd_D64: scalar 'scale' must be a real number, "
+                           "found str", Q, K, V, scale="0.1")
+        self.assertRefused(TypeError, "attention_fwd_D64: scalar 'scale' must be a real number, "
+                           "found bool", Q, K, V, scale=True)
+        self.assertRefused(TypeError, "attention_fwd_D64: scalar 'scale' must be a real number, "
+                           "found FakeTensor", Q, K, V, scale=Q)
+        self.assertRefused(ValueError, "attention_fwd_D64: scalar 'scale' = 1e+39 does not fit "
+                           "in f32", Q, K, V, scale=1e39)
+        self.assertRefused(TypeError, "attention_fwd_D64() got an unexpected keyword argument "
+                           "'sclae'; its arguments are Q, K, V, O, L, scale", Q, K, V, sclae=0.1)
+        self.assertRefused(TypeError, "attention_fwd_D64() is missing scalar 'scale' (it has no "
+                           "default); signature: attention_fwd_D64(Q[B, H, N, 64], "
+                           "K[B, H_kv, N, 64], V[B, H_kv, N, 64], scale) -> O[B, H, N, 64], "
+                           "L[B, H, N]", Q, K, V, kernel=attention_without_default())
+        self.assertEqual(self.bind(Q, K, V, scale=0.5, kernel=attention_without_default()).scalars,
+                         [0.5])
+
+    def test_out_as_tuple_dict_and_names(self):
+        Q, K, V = attention_inputs()
+        O = FakeTensor((2, 8, 100, 64), ptr=0x4000)
+        L = FakeTensor((2, 8, 100), dtype="f32", ptr=0x5000)
+        call = self.bind(Q, K, V, out=(O, L))
+        self.assertEqual((call.outputs, self.backend.allocated), ([O, L], []))
+        call = self.bind(Q, K, V, out={"L": L, "O": O})
+        self.assertEqual(call.outputs, [O, L])
+        # One given, the other allocated.
+        call = self.bind(Q, K, V, out={"O": O})
+        self.assertEqual(call.outputs[0], O)
+        self.assertEqual((call.outputs[1].shape, call.outputs[1].dtype), ((2, 8, 100), "f32"))
+        call = self.bind(Q, K, V, L=L)
+        self.assertEqual(call.outputs[1], L)
+        self.assertEqual(call.outputs[0].shape, (2, 8, 100, 64))
+
+    def test_output_errors(self):
+        Q, K, V = attention_inputs()
+        O = FakeTensor((2, 8, 100, 64), ptr=0x4000)
+        L = FakeTensor((2, 8, 100), dtype="f32", ptr=0x5000)
+        self.assertRefused(TypeError, "attention_fwd_D64(): out= has 1 tensors; the kernel has 2 "
+                           "outputs (O, L)", Q, K, V, out=(O,))
+        self.assertRefused(TypeError, "attention_fwd_D64: output 'L' has dtype fake.bf16; "
+                           "expected fake.f32", Q, K, V, out=(O, FakeTensor((2, 8, 100))))
+        self.assertRefused(ValueError, "attention_fwd_D64: output 'L' has N=99 (dimension 2 of "
+                           "[B, H, N]) but 'Q' has N=100 (dimension 2 of [B, H, N, 64])",
+                           Q, K, V, out=(O, FakeTensor((2, 8, 99), dtype="f32")))
+        self.assertRefused(ValueError, "attention_fwd_D64: input 'K' has size 128 in dimension 3; "
+                           "expected 64", Q, FakeTensor((2, 2, 100, 128)), V)
+        self.assertRefused(ValueError, "attention_fwd_D64: input 'V' has H_kv=4 (dimension 1 of "
+                           "[B, H_kv, N, 64]) but 'K' has H_kv=2 (dimension 1 of "
+                           "[B, H_kv, N, 64])", Q, K, FakeTensor((2, 4, 100, 64)))
+        self.assertRefused(TypeError, "attention_fwd_D64() got two values for output 'O'",
+                           Q, K, V, O=O, out={"O": O})
+
+
 class FakeFunction:
     """Stands in for a ctypes shim entry point."""
 
     def __init__(self, rc=0, message=b""):
         self.rc, self.message, self.calls = rc, message, []
 
-    def __call__(self, ptrs, sizes, stream, message, capacity):
-        self.calls.append((list(ptrs), list(sizes), stream.value, capacity))
+    def __call__(self, ptrs, sizes, scalars, stream, message, capacity):
+        self.calls.append((list(ptrs), list(sizes), list(scalars), stream.value, capacity))
         message.value = self.message
         return self.rc
 
@@ -138,11 +241,32 @@ class KernelCall(unittest.TestCase):
         t = gemm_inputs()
         C = kernel(t["A"], t["B"], t["bias"], stream=0x77)
         self.assertIs(C, backend.allocated[0])
-        ptrs, sizes, stream, capacity = fn.calls[0]
+        ptrs, sizes, scalars, stream, capacity = fn.calls[0]
         self.assertEqual(ptrs, [0x1000, 0x2000, C.ptr, 0x3000])
         self.assertEqual(sizes, [128, 256, 64])
+        self.assertEqual(scalars, [0.0])  # no scalars: a one-element placeholder array
         self.assertEqual(stream, 0x77)
         self.assertGreater(capacity, 100)
+
+    def test_launch_passes_scalars_and_returns_every_output(self):
+        backend = FakeBackend()
+        fn = FakeFunction()
+        kernel = Kernel(ATT64, fn, "sm_90a", lambda: backend)
+        Q, K, V = attention_inputs(B=1, H=4, N=17, H_kv=4)
+        O, L = kernel(Q, K, V)
+        self.assertEqual(backend.allocated, [O, L])
+        ptrs, sizes, scalars, _, _ = fn.calls[0]
+        self.assertEqual(ptrs, [0x1000, 0x2000, 0x3000, O.ptr, L.ptr])
+        self.assertEqual(sizes, [1, 4, 17, 4])
+        self.assertEqual(scalars, [0.125])
+        kernel(Q, K, V, scale=0.3)
+        self.assertEqual(fn.calls[1][2], [0.3])
+        # Raw launch: every scalar given, no defaults.
+        kernel.launch([1, 2, 3, 4, 5], [1, 4, 17, 4], 0, [0.25])
+        self.assertEqual(fn.calls[2][2], [0.25])
+        with self.assertRaisesRegex(TypeError, "expected 5 pointers, 4 sizes and 1 scalars, "
+                                    "found 5, 4 and 0"):
+            kernel.launch([1, 2, 3, 4, 5], [1, 4, 17, 4])
 
     def test_refusal_is_a_launch_error(self):
         fn = FakeFunction(rc=1, message=b"gemm_bias: K must be a multiple of 64, got 65")
@@ -153,8 +277,12 @@ class KernelCall(unittest.TestCase):
 
     def test_raw_launch_checks_counts(self):
         kernel = Kernel(BIAS, FakeFunction(), "sm_90a", FakeBackend)
-        with self.assertRaisesRegex(TypeError, "expected 4 pointers and 3 sizes, found 3 and 3"):
+        with self.assertRaisesRegex(TypeError, "expected 4 pointers, 3 sizes and 0 scalars, "
+                                    "found 3, 3 and 0"):
             kernel.launch([1, 2, 3], [1, 2, 3])
+        with self.assertRaisesRegex(TypeError, "expected 4 pointers, 3 sizes and 0 scalars, "
+                                    "found 4, 3 and 1"):
+            kernel.launch([1, 2, 3, 4], [1, 2, 3], 0, [1.0])
 
 
 if __name__ == "__main__":

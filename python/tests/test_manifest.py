@@ -1,6 +1,7 @@
 """tkc.manifest and tkc.shim: parsing, validation, shim text."""
 import copy
 import json
+import math
 import unittest
 
 from tkc.errors import ManifestError
@@ -10,10 +11,11 @@ from tkc.shim import generate_shim, shim_symbol
 from .fakes import DATA
 
 TEXT = (DATA / "gemm_bias_residual.json").read_text()
+ATTENTION = (DATA / "attention_fwd.json").read_text()
 
 
-def edited(edit):
-    obj = json.loads(TEXT)
+def edited(edit, text=TEXT):
+    obj = json.loads(text)
     edit(obj)
     return json.dumps(obj)
 
@@ -31,12 +33,70 @@ class ParseManifest(unittest.TestCase):
         self.assertEqual([a.name for a in bias.outputs], ["C"])
         self.assertEqual(bias.arguments[3].dims, ("N",))
         self.assertEqual(bias.sizes, ("M", "N", "K"))
+        self.assertEqual(bias.scalars, ())
         self.assertEqual(bias.signature(), "gemm_bias(A[M, K], B[K, N], bias[N]) -> C[M, N]")
 
-    def check_refused(self, edit, message):
+    def test_reads_scalars_and_several_outputs(self):
+        m = parse_manifest(ATTENTION)
+        self.assertEqual([k.name for k in m.kernels],
+                         ["attention_fwd_D64", "attention_fwd_D128_causal"])
+        d64, d128 = m.kernels
+        self.assertEqual([a.name for a in d64.inputs], ["Q", "K", "V"])
+        self.assertEqual([(a.name, a.dtype, a.dims) for a in d64.outputs],
+                         [("O", "bf16", ("B", "H", "N", 64)), ("L", "f32", ("B", "H", "N"))])
+        self.assertEqual(d64.sizes, ("B", "H", "N", "H_kv"))
+        self.assertEqual([(s.name, s.dtype, s.c_type) for s in d64.scalars],
+                         [("scale", "f32", "float")])
+        self.assertEqual(d64.scalars[0].default, 0.125)
+        # The default reads back as exactly the double tkc printed: 1/sqrt(128).
+        self.assertEqual(d128.scalars[0].default, 1 / math.sqrt(128))
+        self.assertEqual(d64.signature(), "attention_fwd_D64(Q[B, H, N, 64], K[B, H_kv, N, 64], "
+                         "V[B, H_kv, N, 64], scale=0.125) -> O[B, H, N, 64], L[B, H, N]")
+
+    def test_scalar_without_default(self):
+        def drop(o):
+            del o["kernels"][0]["scalars"][0]["default"]
+        k = parse_manifest(edited(drop, ATTENTION)).kernels[0]
+        self.assertIsNone(k.scalars[0].default)
+        self.assertIn("V[B, H_kv, N, 64], scale) -> O", k.signature())
+        # An integer default (tkc prints 2.0 as 2) is a number like any other.
+
+        def integer(o):
+            o["kernels"][0]["scalars"][0]["default"] = 2
+        k = parse_manifest(edited(integer, ATTENTION)).kernels[0]
+        self.assertEqual((k.scalars[0].default, type(k.scalars[0].default)), (2.0, float))
+
+    def check_refused(self, edit, message, text=TEXT):
         with self.assertRaises(ManifestError) as cm:
-            parse_manifest(edited(edit))
+            parse_manifest(edited(edit, text))
         self.assertIn(message, str(cm.exception))
+
+    def test_scalars_are_checked(self):
+        def scalar(**values):
+            def edit(o):
+                o["kernels"][0]["scalars"][0].update(values)
+            return edit
+        self.check_refused(lambda o: o["kernels"][0].pop("scalars"),
+                           "kernel 'gemm_bias': missing key 'scalars'")
+        self.check_refused(scalar(name="scale; abort()"), "is not a C identifier", ATTENTION)
+        self.check_refused(scalar(dtype="bf16"), "scalar 'scale': unknown scalar dtype 'bf16'; "
+                           "this loader knows f32", ATTENTION)
+        self.check_refused(scalar(c_type="double"), "scalar 'scale': c_type 'double' does not "
+                           "match dtype f32", ATTENTION)
+        for bad in ("0.125", True, None, [1]):
+            self.check_refused(scalar(default=bad), "scalar 'scale': default should be a finite "
+                               "number, found %r" % (bad,), ATTENTION)
+        # JSON has no infinity, but Python's json reads one: still refused.
+        self.check_refused(scalar(default=float("inf")), "default should be a finite number",
+                           ATTENTION)
+        self.check_refused(lambda o: o["kernels"][0]["scalars"].append(
+            dict(o["kernels"][0]["scalars"][0])), "scalar names repeat: ['scale', 'scale']",
+            ATTENTION)
+        self.check_refused(scalar(name="L"), "scalar 'L' has the name of an argument", ATTENTION)
+        self.check_refused(scalar(name="stream"), "scalar 'stream' would be taken for the "
+                           "stream= keyword of a kernel call", ATTENTION)
+        self.check_refused(scalar(name="out"), "scalar 'out' would be taken for the out= "
+                           "keyword", ATTENTION)
 
     def test_not_json(self):
         with self.assertRaisesRegex(ManifestError, "not JSON"):
@@ -44,8 +104,9 @@ class ParseManifest(unittest.TestCase):
 
     def test_format_and_version(self):
         self.check_refused(lambda o: o.update(format="other"), "format is 'other'")
-        self.check_refused(lambda o: o.update(format_version=2),
-                           "format_version 2; this loader reads version 1")
+        # Version 1 had no scalars: its launchers took the stream after the sizes.
+        self.check_refused(lambda o: o.update(format_version=1),
+                           "format_version 1; this loader reads version 2")
         self.check_refused(lambda o: o.pop("kernels"), "missing key 'kernels'")
 
     def test_names_must_be_identifiers(self):
@@ -93,10 +154,13 @@ class Shim(unittest.TestCase):
     def test_one_entry_point_per_launcher(self):
         text = generate_shim(parse_manifest(TEXT), "gemm.h")
         self.assertIn('#include "gemm.h"', text)
-        self.assertIn('extern "C" int tkc_shim_abi_version() { return 1; }', text)
+        self.assertIn('extern "C" int tkc_shim_abi_version() { return 2; }', text)
         self.assertEqual(shim_symbol("gemm_bias"), "tkc_shim_gemm_bias")
         self.assertIn('extern "C" int tkc_shim_gemm_bias(void *const *pointers, '
-                      'const long long *sizes, void *stream,', text)
+                      'const long long *sizes,\n'
+                      '    const double *scalars, void *stream, char *message, '
+                      'unsigned long long capacity) {', text)
+        self.assertNotIn("scalars[", text)
         # Pointers keep the launcher's constness; sizes follow in order.
         self.assertIn("tkc::kernels::gemm_bias(\n"
                       "        static_cast<const __nv_bfloat16 *>(pointers[0]),\n"
@@ -108,6 +172,21 @@ class Shim(unittest.TestCase):
                       "        sizes[2] /* K */,\n"
                       "        static_cast<cudaStream_t>(stream));", text)
         self.assertIn("tkc::kernels::gemm_residual(", text)
+
+    def test_scalars_follow_the_sizes(self):
+        text = generate_shim(parse_manifest(ATTENTION), "attention_fwd.h")
+        self.assertIn("tkc::kernels::attention_fwd_D128_causal(\n"
+                      "        static_cast<const __nv_bfloat16 *>(pointers[0]),\n"
+                      "        static_cast<const __nv_bfloat16 *>(pointers[1]),\n"
+                      "        static_cast<const __nv_bfloat16 *>(pointers[2]),\n"
+                      "        static_cast<__nv_bfloat16 *>(pointers[3]),\n"
+                      "        static_cast<float *>(pointers[4]),\n"
+                      "        sizes[0] /* B */,\n"
+                      "        sizes[1] /* H */,\n"
+                      "        sizes[2] /* N */,\n"
+                      "        sizes[3] /* H_kv */,\n"
+                      "        static_cast<float>(scalars[0]) /* scale */,\n"
+                      "        static_cast<cudaStream_t>(stream));", text)
 
     def test_deterministic(self):
         m = parse_manifest(TEXT)

@@ -1,6 +1,7 @@
 """Binds Python arguments to one launcher: which tensor is which argument,
 whether device, dtype, rank, shape and contiguity are right, what the size
-symbols are, and which outputs must be allocated.
+symbols are, which outputs must be allocated, and the value of each runtime
+scalar (given by name, else its default).
 
 Pure Python: tensors are reached only through a *backend* (the torch one is
 in torch_backend.py), so every check here runs without torch or a GPU.
@@ -16,7 +17,10 @@ A backend provides:
     is_contiguous(t) -> bool
     empty(shape, dtype_name, device) -> tensor
 """
-from dataclasses import dataclass
+import math
+import numbers
+import struct
+from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
 from .manifest import Argument, KernelInfo
@@ -28,14 +32,43 @@ class BoundCall:
     sizes: List[int]             # in the launcher's size order
     outputs: List[object]        # the output tensors, in launcher order
     device: Tuple[str, int]
+    scalars: List[float] = field(default_factory=list)  # in the launcher's scalar order
 
 
 def _dims_text(arg: Argument) -> str:
     return "[%s]" % ", ".join(str(d) for d in arg.dims)
 
 
+_F32_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+
+
+def scalar_values(kernel: KernelInfo, given: Dict[str, object]) -> List[float]:
+    """The value of each of `kernel`'s scalars in order: from `given` (by
+    name) or the default. Raises TypeError for a missing scalar without a
+    default or a value that is not a real number, ValueError for a finite
+    value the scalar's dtype cannot hold."""
+    values = []
+    for s in kernel.scalars:
+        if s.name not in given:
+            if s.default is None:
+                raise TypeError("%s() is missing scalar '%s' (it has no default); signature: %s"
+                                % (kernel.name, s.name, kernel.signature()))
+            values.append(s.default)
+            continue
+        v = given[s.name]
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError("%s: scalar '%s' must be a real number, found %s"
+                            % (kernel.name, s.name, type(v).__name__))
+        v = float(v)
+        if s.dtype == "f32" and math.isfinite(v) and abs(v) > _F32_MAX:
+            raise ValueError("%s: scalar '%s' = %r does not fit in f32" % (kernel.name, s.name, v))
+        values.append(v)
+    return values
+
+
 def _collect(kernel: KernelInfo, args, kwargs, out) -> Dict[str, object]:
-    """Maps argument names to what the caller passed (None: not given)."""
+    """Maps argument names to what the caller passed (None: not given).
+    Scalars given by name stay in `kwargs`' place: see `bind`."""
     inputs, outputs = kernel.inputs, kernel.outputs
     given: Dict[str, object] = {}
     if len(args) > len(inputs):
@@ -47,8 +80,9 @@ def _collect(kernel: KernelInfo, args, kwargs, out) -> Dict[str, object]:
     names = {a.name for a in kernel.arguments}
     for key, value in kwargs.items():
         if key not in names:
+            known = [a.name for a in kernel.arguments] + [s.name for s in kernel.scalars]
             raise TypeError("%s() got an unexpected keyword argument '%s'; its arguments are %s"
-                            % (kernel.name, key, ", ".join(a.name for a in kernel.arguments)))
+                            % (kernel.name, key, ", ".join(known)))
         if key in given:
             raise TypeError("%s() got two values for '%s'" % (kernel.name, key))
         given[key] = value
@@ -81,9 +115,15 @@ def _collect(kernel: KernelInfo, args, kwargs, out) -> Dict[str, object]:
 
 def bind(kernel: KernelInfo, backend, args, kwargs, out=None) -> BoundCall:
     """Checks the caller's tensors against `kernel` and allocates missing
-    outputs. Raises TypeError (wrong kind or dtype, bad argument list) or
-    ValueError (device, shape, contiguity) saying which tensor and why."""
+    outputs. Keywords that name one of the kernel's scalars give its value.
+    Raises TypeError (wrong kind or dtype, bad argument list, a missing
+    scalar) or ValueError (device, shape, contiguity, a scalar out of range)
+    saying which tensor or scalar and why."""
+    scalar_names = {s.name for s in kernel.scalars}
+    given_scalars = {k: v for k, v in kwargs.items() if k in scalar_names}
+    kwargs = {k: v for k, v in kwargs.items() if k not in scalar_names}
     given = _collect(kernel, args, kwargs, out)
+    scalars = scalar_values(kernel, given_scalars)
     name = kernel.name
     device = None
     device_owner = None
@@ -151,7 +191,7 @@ def bind(kernel: KernelInfo, backend, args, kwargs, out=None) -> BoundCall:
             outputs.append(t)
         tensors.append(t)
     sizes = [symbols[s][0] for s in kernel.sizes]
-    return BoundCall(tensors, sizes, outputs, device)
+    return BoundCall(tensors, sizes, outputs, device, scalars)
 
 
 def kernel_arg(kernel: KernelInfo, name: str) -> Argument:

@@ -23,7 +23,8 @@ from .manifest import Manifest, parse_manifest
 from .shim import SHIM_ABI_VERSION, generate_shim
 
 #: Bump when what the loader writes or how it compiles changes meaning.
-LOADER_VERSION = 1
+#: 2: runtime scalars (manifest format 2, shim ABI 2).
+LOADER_VERSION = 2
 
 #: The nvcc flags every generated kernel needs besides the -gencode
 #: (docs/Integration.md).

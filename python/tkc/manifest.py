@@ -5,17 +5,25 @@ Every name that the shim generator pastes into C++ is checked to be an
 identifier here, so a malformed manifest cannot inject code.
 """
 import json
+import math
 import re
 from dataclasses import dataclass
-from typing import Dict, Tuple, Union
+from typing import Dict, Optional, Tuple, Union
 
 from .errors import ManifestError
 
 FORMAT = "tkc-manifest"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 #: The dtypes a manifest may name, with the C type the launchers take.
 C_TYPES = {"bf16": "__nv_bfloat16", "f16": "__half", "f32": "float"}
+
+#: The dtypes a runtime scalar may have, with the C type the launchers take
+#: it by value as (the shim converts a double to it).
+SCALAR_C_TYPES = {"f32": "float"}
+
+#: Keywords of Kernel.__call__ itself: a scalar may not take these names.
+RESERVED_KEYWORDS = ("out", "stream")
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -41,12 +49,22 @@ class Argument:
 
 
 @dataclass(frozen=True)
+class Scalar:
+    """One runtime scalar a launcher takes by value after the sizes."""
+    name: str
+    dtype: str
+    c_type: str
+    default: Optional[float]  # None: the caller must give it
+
+
+@dataclass(frozen=True)
 class KernelInfo:
     """One instantiation and its launcher `tkc::kernels::<name>`."""
     name: str
     params: Tuple[Tuple[str, str], ...]
     arguments: Tuple[Argument, ...]
     sizes: Tuple[str, ...]
+    scalars: Tuple[Scalar, ...] = ()
 
     @property
     def inputs(self) -> Tuple[Argument, ...]:
@@ -57,11 +75,15 @@ class KernelInfo:
         return tuple(a for a in self.arguments if a.is_output)
 
     def signature(self) -> str:
-        """A readable signature, e.g. `gemm_bias(A[M, K], B[K, N], bias[N]) -> C[M, N]`."""
+        """A readable signature, e.g. `gemm_bias(A[M, K], B[K, N], bias[N]) -> C[M, N]`;
+        scalars follow the inputs as `scale=0.125` (or `scale` without a default)."""
         def show(a):
             return "%s[%s]" % (a.name, ", ".join(str(d) for d in a.dims))
         outs = ", ".join(show(a) for a in self.outputs)
-        return "%s(%s) -> %s" % (self.name, ", ".join(show(a) for a in self.inputs), outs)
+        ins = [show(a) for a in self.inputs]
+        ins += [s.name if s.default is None else "%s=%r" % (s.name, s.default)
+                for s in self.scalars]
+        return "%s(%s) -> %s" % (self.name, ", ".join(ins), outs)
 
 
 @dataclass(frozen=True)
@@ -122,6 +144,27 @@ def _argument(obj, where) -> Argument:
     return Argument(name, dtype, c_type, tuple(dims), role)
 
 
+def _scalar(obj, where) -> Scalar:
+    name = _ident(_need(obj, "name", str, where), where + ": scalar name")
+    where = "%s scalar '%s'" % (where, name)
+    dtype = _need(obj, "dtype", str, where)
+    if dtype not in SCALAR_C_TYPES:
+        raise ManifestError("%s: unknown scalar dtype '%s'; this loader knows %s"
+                            % (where, dtype, ", ".join(SCALAR_C_TYPES)))
+    c_type = _need(obj, "c_type", str, where)
+    if c_type != SCALAR_C_TYPES[dtype]:
+        raise ManifestError("%s: c_type '%s' does not match dtype %s" % (where, c_type, dtype))
+    default = None
+    if "default" in obj:
+        default = obj["default"]
+        if isinstance(default, bool) or not isinstance(default, (int, float)) or \
+                not math.isfinite(default):
+            raise ManifestError("%s: default should be a finite number, found %r"
+                                % (where, default))
+        default = float(default)
+    return Scalar(name, dtype, c_type, default)
+
+
 def _kernel(obj, where) -> KernelInfo:
     name = _ident(_need(obj, "name", str, where), where + ": name")
     where = "kernel '%s'" % name
@@ -140,7 +183,17 @@ def _kernel(obj, where) -> KernelInfo:
     if set(sizes) != used or len(set(sizes)) != len(sizes):
         raise ManifestError("%s: sizes %s do not match the symbols the arguments use %s"
                             % (where, list(sizes), sorted(used)))
-    return KernelInfo(name, tuple(params.items()), args, sizes)
+    scalars = tuple(_scalar(s, where) for s in _need(obj, "scalars", list, where))
+    scalar_names = [s.name for s in scalars]
+    if len(set(scalar_names)) != len(scalar_names):
+        raise ManifestError("%s: scalar names repeat: %s" % (where, scalar_names))
+    for s in scalar_names:
+        if s in names:
+            raise ManifestError("%s: scalar '%s' has the name of an argument" % (where, s))
+        if s in RESERVED_KEYWORDS:
+            raise ManifestError("%s: scalar '%s' would be taken for the %s= keyword of a "
+                                "kernel call; rename it in the spec" % (where, s, s))
+    return KernelInfo(name, tuple(params.items()), args, sizes, scalars)
 
 
 def parse_manifest(text: str) -> Manifest:

@@ -14,8 +14,9 @@ _MESSAGE_BYTES = 4096
 
 class Kernel:
     """One launcher. Call it with the inputs (positionally in the spec's
-    order, or by name); outputs are allocated unless given by name or with
-    out=. Returns the output tensor (a tuple when there are several)."""
+    order, or by name) and its runtime scalars by name (`scale=0.1`; a scalar
+    left out takes its default); outputs are allocated unless given by name
+    or with out=. Returns the output tensor (a tuple when there are several)."""
 
     def __init__(self, info: KernelInfo, function, arch: str, backend_factory):
         self.info = info
@@ -41,20 +42,28 @@ class Kernel:
             backend.check_arch(call.device, self._arch)
         with backend.device_guard(call.device):
             handle = backend.current_stream(call.device) if stream is None else stream
-            self.launch([backend.data_ptr(t) for t in call.tensors], call.sizes, handle)
+            self.launch([backend.data_ptr(t) for t in call.tensors], call.sizes, handle,
+                        call.scalars)
         return call.outputs[0] if len(call.outputs) == 1 else tuple(call.outputs)
 
-    def launch(self, pointers, sizes, stream: int = 0):
-        """The raw launcher: device addresses and sizes in the launcher's
-        order, a cudaStream_t as an integer. Raises LaunchError on refusal."""
-        if len(pointers) != len(self.info.arguments) or len(sizes) != len(self.info.sizes):
-            raise TypeError("%s.launch: expected %d pointers and %d sizes, found %d and %d"
-                            % (self.name, len(self.info.arguments), len(self.info.sizes),
-                               len(pointers), len(sizes)))
+    def launch(self, pointers, sizes, stream: int = 0, scalars=()):
+        """The raw launcher: device addresses, sizes and scalar values in the
+        launcher's order (`info.arguments`, `info.sizes`, `info.scalars`), a
+        cudaStream_t as an integer. No defaults are filled in here: every
+        scalar must be given. Raises LaunchError on refusal."""
+        info = self.info
+        if (len(pointers), len(sizes), len(scalars)) != \
+                (len(info.arguments), len(info.sizes), len(info.scalars)):
+            raise TypeError("%s.launch: expected %d pointers, %d sizes and %d scalars, found %d, "
+                            "%d and %d" % (self.name, len(info.arguments), len(info.sizes),
+                                           len(info.scalars), len(pointers), len(sizes),
+                                           len(scalars)))
         ptrs = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
         szs = (ctypes.c_longlong * max(1, len(sizes)))(*sizes)
+        vals = (ctypes.c_double * max(1, len(scalars)))(*scalars)
         message = ctypes.create_string_buffer(_MESSAGE_BYTES)
-        rc = self._function(ptrs, szs, ctypes.c_void_p(stream or None), message, _MESSAGE_BYTES)
+        rc = self._function(ptrs, szs, vals, ctypes.c_void_p(stream or None), message,
+                            _MESSAGE_BYTES)
         if rc != 0:
             raise LaunchError(message.value.decode("utf-8", "replace"))
 
@@ -80,7 +89,8 @@ class Module:
             fn = getattr(self._cdll, shim_symbol(info.name))
             fn.restype = ctypes.c_int
             fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_longlong),
-                           ctypes.c_void_p, ctypes.c_char_p, ctypes.c_ulonglong]
+                           ctypes.POINTER(ctypes.c_double), ctypes.c_void_p, ctypes.c_char_p,
+                           ctypes.c_ulonglong]
             self.kernels[info.name] = Kernel(info, fn, manifest.arch, backend_factory)
 
     def __getattr__(self, name):

@@ -4,9 +4,11 @@ launchers of one generated source.
 Every launcher gets one entry point with a uniform C signature:
 
     int tkc_shim_<name>(void *const *pointers, const long long *sizes,
-                        void *stream, char *message, unsigned long long capacity);
+                        const double *scalars, void *stream, char *message,
+                        unsigned long long capacity);
 
-pointers in the launcher's order, then its size symbols in order. It returns
+pointers in the launcher's order, then its size symbols in order, then its
+runtime scalars in order (each converted to the launcher's C type). It returns
 0 on success, 1 when the launcher refused (its message copied, truncated, into
 `message`), 2 when C++ threw. The call type-checks against the generated
 header at compile time: a manifest that disagrees with the launchers' C types
@@ -14,7 +16,8 @@ or arity does not compile.
 """
 from .manifest import Manifest
 
-SHIM_ABI_VERSION = 1
+#: 2: the `scalars` argument.
+SHIM_ABI_VERSION = 2
 
 
 def shim_symbol(kernel_name: str) -> str:
@@ -51,13 +54,16 @@ def generate_shim(manifest: Manifest, header_name: str) -> str:
             const = "" if a.is_output else "const "
             args.append("static_cast<%s%s *>(pointers[%d])" % (const, a.c_type, i))
         args += ["sizes[%d] /* %s */" % (i, s) for i, s in enumerate(k.sizes)]
+        args += ["static_cast<%s>(scalars[%d]) /* %s */" % (s.c_type, i, s.name)
+                 for i, s in enumerate(k.scalars)]
         args.append("static_cast<cudaStream_t>(stream)")
         out += [
             "",
             "// %s" % k.signature(),
-            'extern "C" int %s(void *const *pointers, const long long *sizes, void *stream,'
+            'extern "C" int %s(void *const *pointers, const long long *sizes,'
             % shim_symbol(k.name),
-            "    char *message, unsigned long long capacity) {",
+            "    const double *scalars, void *stream, char *message, "
+            "unsigned long long capacity) {",
             "  try {",
             "    tkc::runtime::Status status = tkc::kernels::%s(" % k.name,
             "        " + ",\n        ".join(args) + ");",

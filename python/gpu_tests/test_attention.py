@@ -1,0 +1,445 @@
+"""Attention forward through tkc.load on an sm_90 GPU, against an fp32 PyTorch
+reference.
+
+    PYTHONPATH=python python3 python/gpu_tests/test_attention.py [--quick] [--self-test]
+
+For every instantiation of kernels-spec/attention_fwd.yaml, at N from 1 to
+16384 (ragged and tile-sized), with grouped-query heads (H=8 with H_kv 8, 2 and
+1), causal and not: fresh random bf16 Q, K, V; O and L poisoned with NaN; the
+kernel; then O against the reference (max abs error, relative Frobenius error)
+and L, the natural-log log-sum-exp of each row of the scores, against the
+reference's. Also: a non-default scale, outputs allocated by the call and
+passed as a dict, the argument checks on real tensors (H not a multiple of
+H_kv is refused by the launcher), and the sliding-window and soft-capping
+variants when their specs exist (SKIP otherwise).
+
+The reference upcasts the bf16 inputs to fp32 and computes, per head h (whose
+K/V head is h // (H // H_kv)):
+    S = scale * Q K^T              (soft-capping: S = cap * tanh(S / cap))
+    S[i, j] = -inf where key j is hidden from query i
+    L = logsumexp(S, -1),  O = softmax(S) V
+It is checked first against a naive per-element loop on the CPU.
+
+Prints one line per case and exits non-zero if any case fails. Run by
+scripts/device-attention.sh; `python3 -m unittest gpu_tests.test_attention`
+runs the same as one test.
+"""
+import argparse
+import math
+import sys
+import time
+import unittest
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+SPECS = ROOT / "kernels-spec"
+ATTENTION = SPECS / "attention_fwd.yaml"
+SLIDING_WINDOW = SPECS / "attention_sliding_window.yaml"
+SOFTCAP = SPECS / "attention_softcap.yaml"
+
+# O is bf16: rounding alone is up to 2^-9 of |O| (|O| < ~4 here); the bounds
+# leave room for summation order and exp2 vs exp, not for wrong rows.
+O_MAX_ABS = 2e-2
+O_REL_FRO = 1e-2
+# L is computed and stored in fp32.
+L_MAX_ABS = 1e-3
+
+N_VALUES = (1, 17, 64, 100, 191, 192, 193, 1000, 4096, 16384)
+QUICK_N_VALUES = (1, 17, 100, 192, 193, 1000)
+HEADS = ((8, 8), (8, 2), (8, 1))  # (H, H_kv)
+
+# Bytes of fp32 scores the reference materialises at once (it goes head by head
+# past that).
+REFERENCE_CHUNK_BYTES = 1 << 31
+
+
+# ----------------------------------------------------------------------------
+# Reference
+# ----------------------------------------------------------------------------
+
+def visible(n, causal=False, window=None, device="cpu"):
+    """[n, n] bool: key j is visible from query i. Causal: j <= i. Sliding
+    window of `window` keys: i - window < j <= i."""
+    i = torch.arange(n, device=device)[:, None]
+    j = torch.arange(n, device=device)[None, :]
+    keep = torch.ones(n, n, dtype=torch.bool, device=device)
+    if causal or window is not None:
+        keep &= j <= i
+    if window is not None:
+        keep &= j > i - window
+    return keep
+
+
+def reference(Q, K, V, scale, causal=False, window=None, softcap=None):
+    """(O, L) in fp32 for bf16 Q [B, H, N, D], K and V [B, H_kv, N, D]."""
+    B, H, N, D = Q.shape
+    H_kv = K.shape[1]
+    assert H % H_kv == 0 and K.shape == V.shape == (B, H_kv, N, D)
+    group = H // H_kv
+    O = torch.empty(B, H, N, D, dtype=torch.float32, device=Q.device)
+    L = torch.empty(B, H, N, dtype=torch.float32, device=Q.device)
+    keep = visible(N, causal, window, Q.device)
+    chunk = max(1, REFERENCE_CHUNK_BYTES // (B * N * N * 4))
+    for h0 in range(0, H, chunk):
+        h1 = min(H, h0 + chunk)
+        kv = torch.arange(h0, h1, device=Q.device) // group
+        q = Q[:, h0:h1].float()
+        k = K[:, kv].float()
+        v = V[:, kv].float()
+        S = torch.matmul(q, k.transpose(-1, -2)) * scale
+        if softcap is not None:
+            S = torch.tanh(S / softcap) * softcap
+        S.masked_fill_(~keep, float("-inf"))
+        lse = torch.logsumexp(S, dim=-1)
+        P = torch.exp(S - lse[..., None])
+        O[:, h0:h1] = torch.matmul(P, v)
+        L[:, h0:h1] = lse
+        del S, P
+    return O, L
+
+
+def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None):
+    """The same, one element at a time in Python floats (tiny sizes only)."""
+    B, H, N, D = Q.shape
+    group = H // K.shape[1]
+    q, k, v = Q.float().tolist(), K.float().tolist(), V.float().tolist()
+    O = [[[[0.0] * D for _ in range(N)] for _ in range(H)] for _ in range(B)]
+    L = [[[0.0] * N for _ in range(H)] for _ in range(B)]
+    for b in range(B):
+        for h in range(H):
+            g = h // group
+            for i in range(N):
+                scores = {}
+                for j in range(N):
+                    if (causal or window is not None) and j > i:
+                        continue
+                    if window is not None and j <= i - window:
+                        continue
+                    s = scale * sum(q[b][h][i][d] * k[b][g][j][d] for d in range(D))
+                    if softcap is not None:
+                        s = softcap * math.tanh(s / softcap)
+                    scores[j] = s
+                m = max(scores.values())
+                total = sum(math.exp(s - m) for s in scores.values())
+                L[b][h][i] = m + math.log(total)
+                for d in range(D):
+                    O[b][h][i][d] = sum(math.exp(s - m) / total * v[b][g][j][d]
+                                        for j, s in scores.items())
+    return torch.tensor(O), torch.tensor(L)
+
+
+def self_test():
+    """The reference against the naive loop on the CPU, for every mask and
+    soft-capping, with grouped heads and a reference that goes head by head.
+    Returns the number of failures."""
+    global REFERENCE_CHUNK_BYTES
+    gen = torch.Generator().manual_seed(7)
+    failures = 0
+    saved = REFERENCE_CHUNK_BYTES
+    try:
+        for chunk_bytes in (saved, 1):  # all heads at once; one head at a time
+            REFERENCE_CHUNK_BYTES = chunk_bytes
+            for N in (1, 5, 9):
+                Q = torch.randn(2, 4, N, 3, generator=gen).bfloat16()
+                K = torch.randn(2, 2, N, 3, generator=gen).bfloat16()
+                V = torch.randn(2, 2, N, 3, generator=gen).bfloat16()
+                for kw in ({}, {"causal": True}, {"window": 1}, {"window": 3},
+                           {"softcap": 0.7}, {"softcap": 0.7, "causal": True}):
+                    got = reference(Q, K, V, 1.3, **kw)
+                    want = naive_reference(Q, K, V, 1.3, **kw)
+                    err = max((got[0] - want[0]).abs().max().item(),
+                              (got[1] - want[1]).abs().max().item())
+                    ok = err < 1e-5
+                    failures += not ok
+                    print("%s reference self-test N=%d %s chunk=%d: max error %.1e"
+                          % ("ok  " if ok else "FAIL", N, kw or "full", chunk_bytes, err),
+                          flush=True)
+    finally:
+        REFERENCE_CHUNK_BYTES = saved
+    # The masks themselves, spelled out.
+    expected = torch.tensor([[1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]],
+                            dtype=torch.bool)
+    ok = torch.equal(visible(4, window=2), expected) and \
+        torch.equal(visible(4, causal=True), torch.ones(4, 4).tril().bool()) and \
+        bool(visible(3).all())
+    failures += not ok
+    print("%s reference self-test masks" % ("ok  " if ok else "FAIL"), flush=True)
+    return failures
+
+
+# ----------------------------------------------------------------------------
+# The kernels
+# ----------------------------------------------------------------------------
+
+def head_dim(kernel):
+    """D of an instantiation: the constant last dimension of Q."""
+    q = next(a for a in kernel.info.arguments if a.name == "Q")
+    assert isinstance(q.dims[-1], int), "Q's last dimension should be a constant: %s" % (q.dims,)
+    return q.dims[-1]
+
+
+def is_causal(kernel):
+    """From a `causal` parameter when the spec has one, else from the name."""
+    params = kernel.params
+    if "causal" in params:
+        return params["causal"] == "true"
+    return "causal" in kernel.name
+
+
+def scalar_default(kernel, name):
+    for s in kernel.info.scalars:
+        if s.name == name:
+            return s.default
+    return None
+
+
+def knob(kernel, names):
+    """Where an instantiation takes one of `names`: ("scalar", name, default)
+    or ("param", name, value), else None."""
+    for s in kernel.info.scalars:
+        if s.name in names:
+            return ("scalar", s.name, s.default)
+    for p, value in kernel.params.items():
+        if p in names:
+            return ("param", p, float(value))
+    return None
+
+
+class Results:
+    def __init__(self):
+        self.failed = []
+        self.count = 0
+
+    def report(self, ok, text):
+        self.count += 1
+        if not ok:
+            self.failed.append(text)
+        print("%s %s" % ("ok  " if ok else "FAIL", text), flush=True)
+
+    def skip(self, text):
+        print("SKIP %s" % text, flush=True)
+
+
+def errors(O, L, O_ref, L_ref):
+    """(O max abs, O relative Frobenius, L max abs, rows with NaN) of a result."""
+    nan_rows = (torch.isnan(O).any(-1) | torch.isnan(L)).sum().item()
+    dO = O.float() - O_ref
+    o_max = dO.abs().max().item()
+    o_fro = (dO.norm() / O_ref.norm()).item()
+    l_max = (L - L_ref).abs().max().item()
+    return o_max, o_fro, l_max, nan_rows
+
+
+def check_case(results, kernel, B, H, H_kv, N, gen, scalars=None, causal=False, window=None,
+               softcap=None, scale=None, label=""):
+    """One launch with poisoned outputs against the reference."""
+    D = head_dim(kernel)
+    scalars = dict(scalars or {})
+    if scale is None:
+        scale = scalars.get("scale", scalar_default(kernel, "scale"))
+    if scale is None:
+        results.report(False, "%s: no scale given and no default for it" % kernel.name)
+        return
+    Q = torch.randn(B, H, N, D, device="cuda", generator=gen).bfloat16()
+    K = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
+    V = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
+    O = torch.full((B, H, N, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+    L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
+    what = "%s B=%d H=%d H_kv=%d N=%d scale=%.4g%s" % (kernel.name, B, H, H_kv, N, scale, label)
+    try:
+        got = kernel(Q, K, V, out=(O, L), **scalars)
+        torch.cuda.synchronize()
+    except Exception as e:  # a refusal or a crash is a failure of this case
+        results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
+        return
+    O_ref, L_ref = reference(Q, K, V, scale, causal=causal, window=window, softcap=softcap)
+    o_max, o_fro, l_max, nan_rows = errors(O, L, O_ref, L_ref)
+    ok = (got[0] is O and got[1] is L and nan_rows == 0 and o_max <= O_MAX_ABS
+          and o_fro <= O_REL_FRO and l_max <= L_MAX_ABS)
+    results.report(ok, "%s: O max_abs=%.2e rel_fro=%.2e  L max_abs=%.2e  unwritten/NaN rows=%d"
+                   % (what, o_max, o_fro, l_max, nan_rows))
+    del Q, K, V, O, L, O_ref, L_ref
+
+
+def shapes(n_values):
+    """(B, H, H_kv, N) of the grid: B=2 up to N=4096, B=1 beyond."""
+    for N in n_values:
+        B = 2 if N <= 4096 else 1
+        for H, H_kv in HEADS:
+            yield B, H, H_kv, N
+    yield 1, 1, 1, 193  # one head alone
+    yield 2, 4, 1, 100  # a group of 4
+
+
+def check_forward(results, module, n_values, gen):
+    kernels = list(module.kernels.values())
+    found = sorted((head_dim(k), is_causal(k)) for k in kernels)
+    print("kernels: %s" % ", ".join("%s (D=%d, causal=%s)" % (k.name, head_dim(k), is_causal(k))
+                                   for k in kernels), flush=True)
+    for D in (64, 128):
+        for causal in (False, True):
+            results.report((D, causal) in found, "an instantiation with D=%d causal=%s"
+                           % (D, causal))
+    for kernel in kernels:
+        D, causal = head_dim(kernel), is_causal(kernel)
+        default = scalar_default(kernel, "scale")
+        results.report(default is not None and abs(default - 1 / math.sqrt(D)) <= 1e-15,
+                       "%s: default scale %r is 1/sqrt(%d)" % (kernel.name, default, D))
+        for B, H, H_kv, N in shapes(n_values):
+            check_case(results, kernel, B, H, H_kv, N, gen, causal=causal)
+        # A scale other than the default reaches the kernel.
+        check_case(results, kernel, 2, 8, 2, 193, gen, scalars={"scale": 0.3}, causal=causal,
+                   label=" (given)")
+
+
+def check_outputs_and_errors(results, module, gen):
+    """Allocated outputs, out= as a dict, and the argument checks."""
+    import tkc
+    kernel = next(k for k in module.kernels.values() if not is_causal(k))
+    D = head_dim(kernel)
+    B, H, H_kv, N = 2, 8, 2, 300
+    Q = torch.randn(B, H, N, D, device="cuda", generator=gen).bfloat16()
+    K = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
+    V = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
+    O_ref, L_ref = reference(Q, K, V, 1 / math.sqrt(D))
+
+    O, L = kernel(Q, K, V)
+    torch.cuda.synchronize()
+    shapes_ok = ((tuple(O.shape), O.dtype, tuple(L.shape), L.dtype)
+                 == ((B, H, N, D), torch.bfloat16, (B, H, N), torch.float32))
+    o_max, o_fro, l_max, nan_rows = errors(O, L, O_ref, L_ref)
+    results.report(shapes_ok and nan_rows == 0 and o_max <= O_MAX_ABS and l_max <= L_MAX_ABS,
+                   "%s: allocated O %s %s and L %s %s; O max_abs=%.2e L max_abs=%.2e"
+                   % (kernel.name, list(O.shape), O.dtype, list(L.shape), L.dtype, o_max, l_max))
+
+    L2 = torch.full((B, H, N), float("nan"), device="cuda")
+    O2, L2b = kernel(Q, K, V, out={"L": L2})
+    torch.cuda.synchronize()
+    o_max, _, l_max, nan_rows = errors(O2, L2, O_ref, L_ref)
+    results.report(L2b is L2 and nan_rows == 0 and o_max <= O_MAX_ABS and l_max <= L_MAX_ABS,
+                   "%s: out={'L': L} fills L, allocates O" % kernel.name)
+
+    def refused(exc, pattern, *args, **kwargs):
+        try:
+            kernel(*args, **kwargs)
+        except exc as e:
+            import re
+            ok = re.search(pattern, str(e)) is not None
+            results.report(ok, "%s refuses with %s: %s" % (kernel.name, exc.__name__, e))
+            return
+        except Exception as e:
+            results.report(False, "%s: expected %s matching %r, got %s: %s"
+                           % (kernel.name, exc.__name__, pattern, type(e).__name__, e))
+            return
+        torch.cuda.synchronize()
+        results.report(False, "%s: expected %s matching %r, nothing was raised"
+                       % (kernel.name, exc.__name__, pattern))
+
+    K3 = torch.randn(B, 3, N, D, device="cuda").bfloat16()
+    refused(tkc.LaunchError, r"H_kv|H ", Q, K3, K3.clone())
+    refused(ValueError, r"input 'K' has N=299", Q, K[:, :, :299].contiguous(), V)
+    refused(ValueError, r"input 'Q' has size %d in dimension 3; expected %d" % (2 * D, D),
+            torch.randn(B, H, N, 2 * D, device="cuda").bfloat16(), K, V)
+    refused(TypeError, r"input 'V' has dtype torch.float16", Q, K, V.half())
+    refused(TypeError, r"unexpected keyword argument 'sacle'", Q, K, V, sacle=0.1)
+    refused(TypeError, r"scalar 'scale' must be a real number", Q, K, V, scale="0.1")
+
+
+def check_sliding_window(results, n_values, gen):
+    if not SLIDING_WINDOW.exists():
+        results.skip("sliding window: %s does not exist" % SLIDING_WINDOW.relative_to(ROOT))
+        return
+    import tkc
+    module = tkc.load(SLIDING_WINDOW)
+    for kernel in module.kernels.values():
+        where = knob(kernel, ("window", "window_size"))
+        if where is None:
+            results.report(False, "%s: neither a scalar nor a parameter named window"
+                           % kernel.name)
+            continue
+        kind, name, value = where
+        windows = [int(value)] if kind == "param" else [1, 64, 100, 1000]
+        if kind == "scalar" and value is not None:
+            windows.append(int(value))
+        cases = [(2, 8, 2, 100), (2, 8, 8, 193), (2, 8, 1, 1000)]
+        if 4096 in n_values:
+            cases.append((1, 8, 2, 4096))
+        for window in sorted(set(windows)):
+            scalars = {name: window} if kind == "scalar" else {}
+            for B, H, H_kv, N in cases:
+                check_case(results, kernel, B, H, H_kv, N, gen, scalars=scalars, window=window,
+                           label=" window=%d" % window)
+
+
+def check_softcap(results, n_values, gen):
+    if not SOFTCAP.exists():
+        results.skip("soft-capping: %s does not exist" % SOFTCAP.relative_to(ROOT))
+        return
+    import tkc
+    module = tkc.load(SOFTCAP)
+    for kernel in module.kernels.values():
+        causal = is_causal(kernel)
+        where = knob(kernel, ("cap", "softcap", "soft_cap", "logit_cap"))
+        if where is None:
+            results.report(False, "%s: neither a scalar nor a parameter named cap or softcap"
+                           % kernel.name)
+            continue
+        kind, name, value = where
+        caps = [value] if kind == "param" else [5.0, 30.0] + ([value] if value else [])
+        for cap in sorted(set(caps)):
+            for scale in (None, 1.0):  # the default, and one that makes the cap bite
+                scalars = {name: cap} if kind == "scalar" else {}
+                if scale is not None:
+                    scalars["scale"] = scale
+                for B, H, H_kv, N in ((2, 8, 2, 193), (1, 8, 8, 1000)):
+                    check_case(results, kernel, B, H, H_kv, N, gen, scalars=scalars,
+                               causal=causal, softcap=cap, label=" cap=%g" % cap)
+
+
+def run_all(quick=False, seed=2024):
+    """Every check; returns the failed cases' descriptions."""
+    import tkc
+    torch.backends.cuda.matmul.allow_tf32 = False  # a true fp32 reference
+    torch.backends.cudnn.allow_tf32 = False
+    results = Results()
+    failures = self_test()
+    if failures:
+        return ["the reference disagrees with the naive loop"]
+    print("%s, torch %s" % (torch.cuda.get_device_name(), torch.__version__), flush=True)
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    n_values = QUICK_N_VALUES if quick else N_VALUES
+    start = time.monotonic()
+    module = tkc.load(ATTENTION)
+    print("load: %d kernels, from_cache=%s, %.1f s" % (len(module.kernels), module.from_cache,
+                                                      time.monotonic() - start), flush=True)
+    check_forward(results, module, n_values, gen)
+    check_outputs_and_errors(results, module, gen)
+    check_sliding_window(results, n_values, gen)
+    check_softcap(results, n_values, gen)
+    print("attention: %d passed, %d failed" % (results.count - len(results.failed),
+                                                len(results.failed)), flush=True)
+    return results.failed
+
+
+class AttentionOnGpu(unittest.TestCase):
+    def test_every_case(self):
+        failed = run_all(quick=False)
+        self.assertEqual(failed, [], "\n".join(failed))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer sequence lengths")
+    ap.add_argument("--self-test", action="store_true",
+                    help="only check the reference against the naive loop (CPU, no GPU)")
+    ap.add_argument("--seed", type=int, default=2024)
+    args = ap.parse_args()
+    if args.self_test:
+        return 1 if self_test() else 0
+    return 1 if run_all(args.quick, args.seed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Attention forward on a machine with an sm_90 GPU, torch and nvcc 13 (no tkc
+# build dependencies needed there):
+#
+#   scripts/device-attention.sh prepare          # here, after building tkc: fills .gen-py/
+#   OUT=<folder> COMMIT=<id> scripts/device-attention.sh [check] [bench]   # there (default: both)
+#
+# `prepare` is scripts/device-python.sh prepare: tkc installed into .gen-py with
+# the libraries it loads (carry .gen-py to the GPU machine). Without .gen-py,
+# a build/bin/tkc that runs there is used. Kernels are compiled by tkc.load
+# against this tree's kittens and runtime headers, once, into one cache that
+# both steps share.
+#   check: python/gpu_tests/test_attention.py, every instantiation of
+#          kernels-spec/attention_fwd.yaml (and the sliding-window and
+#          soft-capping variants where their specs exist) against an fp32 torch
+#          reference; log in $OUT/attention-check.log;
+#   bench: bench/attention/run.py, the FlashAttention-3 protocol against torch
+#          SDPA's cuDNN and FlashAttention-2 backends; records in
+#          $OUT/attention-bench.json, log in $OUT/attention-bench.log.
+# QUICK=1 runs fewer sequence lengths in both.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+if [[ "${1:-}" == "prepare" ]]; then
+  exec scripts/device-python.sh prepare
+fi
+
+OUT=${OUT:-build/device-attention}
+COMMIT=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+steps=${*:-check bench}
+mkdir -p "$OUT"
+
+if [[ -x .gen-py/bin/tkc ]]; then
+  export TKC_EXECUTABLE="$PWD/.gen-py/bin/tkc"
+elif build/bin/tkc --version >/dev/null 2>&1; then
+  export TKC_EXECUTABLE="$PWD/build/bin/tkc"
+else
+  echo "no tkc here: run '$0 prepare' where tkc is built, and carry .gen-py" >&2
+  exit 1
+fi
+export TKC_INCLUDE_DIR="$PWD/kittens/include:$PWD/runtime/include"
+export TKC_CACHE_DIR=${TKC_CACHE_DIR:-$(mktemp -d)}
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
+quick=(${QUICK:+--quick})
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
+"$TKC_EXECUTABLE" --version
+python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+
+failed=()
+if [[ " $steps " == *" check "* ]]; then
+  echo "== correctness (cache: $TKC_CACHE_DIR)"
+  python3 python/gpu_tests/test_attention.py "${quick[@]}" 2>&1 | tee "$OUT/attention-check.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(check)
+fi
+if [[ " $steps " == *" bench "* ]]; then
+  echo "== benchmark against torch SDPA (cuDNN, FlashAttention-2)"
+  python3 bench/attention/run.py --out "$OUT/attention-bench.json" --commit "$COMMIT" \
+    "${quick[@]}" 2>&1 | tee "$OUT/attention-bench.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(bench)
+fi
+if ((${#failed[@]})); then
+  echo "device-attention: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "device-attention: all passed"
