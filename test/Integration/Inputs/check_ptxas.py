@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Reads nvcc -Xptxas -v output and fails unless exactly N kernels were
-compiled and none of them spills or uses a stack frame.
+compiled, none of them spills or uses a stack frame, and ptxas reports no
+potential performance loss (e.g. C7518: wgmma serialized).
 
     check_ptxas.py PTXAS_LOG N
 """
@@ -22,6 +23,9 @@ def main():
     for name, (stack, stores, loads) in zip(kernels, frames):
         if int(stores) or int(loads) or int(stack):
             problems.append(f"{name}: {stack} bytes stack, {stores}/{loads} bytes spilled")
+    for line in text.splitlines():
+        if "Potential Performance Loss" in line:
+            problems.append(line.strip())
     for p in problems:
         print("error:", p)
     print(f"{len(kernels)} kernels, {len(problems)} problems")

@@ -11,8 +11,8 @@
  *   apply(p, [&](const element &e) { return exp2f(at(s, e) - at(m, e)); });
  *
  * The vector forms do the same over an ortho per-row vector (`vector_element`). Reductions
- * take the same kind of lambda: `row_reduce_elements<RT>(v, op, init, f, col_limit)` folds
- * f(e) over the columns c < col_limit of each row (the rest are absent, not zero).
+ * take the same kind of lambda: `row_reduce_elements<RT>(v, op, init, f[, col_limit])` folds
+ * f(e) over the columns (c < col_limit) of each row (the rest are absent, not zero).
  * Warp scope; everything is evaluated in float.
  */
 #pragma once
@@ -99,10 +99,9 @@ template <ducks::rv::ortho V, class F> KITTENS_DEVICE void apply(V &dst, F f) {
   }
 }
 
-/// v(r) = op-fold of f(e) over the elements of row r of an RT-shaped tile with col < col_limit,
-/// starting from `init` (columns at or past col_limit are skipped, not read as zero).
-template <ducks::rt::row_layout RT, class Op, class F>
-KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f, int col_limit = RT::cols) {
+namespace detail {
+template <bool Bounded, class RT, class Op, class F>
+KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f, int col_limit) {
   const int l = laneid();
   KITTENS_UNROLL for (int i = 0; i < RT::height; ++i) {
     float lo = init, hi = init; // rows g (pairs 0, 2) and g + 8 (pairs 1, 3)
@@ -111,14 +110,27 @@ KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float in
         KITTENS_UNROLL for (int h = 0; h < 2; ++h) {
           const fragment::rc p = fragment::row_layout(l, k, h);
           const int col = 16 * j + p.col;
-          if (col < col_limit) {
+          if (!Bounded || col < col_limit) {
             const float x = f(element{i, j, k, h, 16 * i + p.row, col});
             if (k & 1) hi = op(hi, x);
             else lo = op(lo, x);
           }
         }
-    detail::finish_along(v.data[i], lo, hi, op, false);
+    finish_along(v.data[i], lo, hi, op, false);
   }
+}
+} // namespace detail
+
+/// v(r) = op-fold of f(e) over the elements of row r of an RT-shaped tile, starting from `init`.
+template <ducks::rt::row_layout RT, class Op, class F>
+KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f) {
+  detail::row_reduce_elements<false, RT>(v, op, init, f, RT::cols);
+}
+/// The same over the columns c < col_limit only (the rest are absent: skipped, not read as
+/// zero). Costs a compare per element: call the form above when every column is present.
+template <ducks::rt::row_layout RT, class Op, class F>
+KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f, int col_limit) {
+  detail::row_reduce_elements<true, RT>(v, op, init, f, col_limit);
 }
 
 /// Zero the columns at or past `col_limit` (any dtype): absent elements of a product operand.
