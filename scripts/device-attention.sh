@@ -14,6 +14,9 @@
 #          kernels-spec/attention_fwd.yaml (and the sliding-window and
 #          soft-capping variants where their specs exist) against an fp32 torch
 #          reference; log in $OUT/attention-check.log;
+#   sanitize: python/gpu_tests/attention_sanitize.py under compute-sanitizer's
+#          memcheck, racecheck and synccheck (every kernel once, N=193); logs in
+#          $OUT/attention-sanitize-*.log;
 #   bench: bench/attention/run.py, the FlashAttention-3 protocol against torch
 #          SDPA's cuDNN and FlashAttention-2 backends; records in
 #          $OUT/attention-bench.json, log in $OUT/attention-bench.log.
@@ -53,6 +56,14 @@ if [[ " $steps " == *" check "* ]]; then
   echo "== correctness (cache: $TKC_CACHE_DIR)"
   python3 python/gpu_tests/test_attention.py "${quick[@]}" 2>&1 | tee "$OUT/attention-check.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(check)
+fi
+if [[ " $steps " == *" sanitize "* ]]; then
+  echo "== compute-sanitizer (memcheck, racecheck, synccheck) on N=193"
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      python3 python/gpu_tests/attention_sanitize.py 2>&1 | tee "$OUT/attention-sanitize-$tool.log"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=("sanitize-$tool")
+  done
 fi
 if [[ " $steps " == *" bench "* ]]; then
   echo "== benchmark against torch SDPA (cuDNN, FlashAttention-2)"

@@ -1,0 +1,43 @@
+"""Runs every instantiation of the shipped attention specs once on a small
+ragged shape, for compute-sanitizer (memcheck, racecheck, synccheck):
+
+    compute-sanitizer --tool racecheck python3 python/gpu_tests/attention_sanitize.py
+
+N = 193 (one full 192-row task and a one-row tail; a partial last key tile),
+B = 1, H = 4, H_kv = 2. The kernels were built (and cached) by the check step;
+outputs are poisoned and checked loosely against the fp32 reference so a run
+that computed nothing fails here too.
+"""
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import test_attention as ta  # noqa: E402
+import tkc  # noqa: E402
+
+
+def main():
+    failures = 0
+    for spec in (ta.ATTENTION, ta.SLIDING_WINDOW, ta.SOFTCAP):
+        module = tkc.load(str(spec))
+        for kernel in module.kernels.values():
+            D = ta.head_dim(kernel)
+            gen = torch.Generator(device="cuda").manual_seed(7)
+            B, H, H_kv, N = 1, 4, 2, 193
+            Q = torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+            K = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+            V = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+            O = torch.full((B, H, N, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+            L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
+            kernel(Q, K, V, out=(O, L))
+            torch.cuda.synchronize()
+            ok = bool(torch.isfinite(O.float()).all() and torch.isfinite(L).all())
+            print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: N={N} outputs finite={ok}")
+            failures += not ok
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
