@@ -90,14 +90,19 @@ public:
       kernel.params.emplace_back(spec.params[i].name.value, paramValueName(*instance.values[i]));
     kernel.consumerWarpgroups =
         spec.consumer.warpgroups ? static_cast<int>(spec.consumer.warpgroups->value) : 1;
+    if (kernel.consumerWarpgroups > 3) {
+      diags.report(DiagID::err_sema_consumer_warpgroups, spec.consumer.warpgroups->loc,
+                   kernel.consumerWarpgroups);
+      return std::nullopt;
+    }
 
     unsigned errorsAtStart = diags.getNumErrors();
     // Missing arch features are reported, but the statements are still
     // checked: a spec gets every error it has in one run.
     checkTemplateFeatures();
     unsigned errorsBefore = diags.getNumErrors();
-    declareGlobals();
     declareConstants();
+    declareGlobals();
     declareScalars();
     declareTiles();
     declareGrid();
@@ -107,6 +112,8 @@ public:
 
     lowerLoads();
     if (isMatrixProductForm()) {
+      if (!kernel.loopBound.stopVar.empty())
+        diags.report(DiagID::err_sema_loop_stop_gemm, kernel.loop.loc, kernel.loop.name);
       lowerSetup();
       lowerCompute();
       lowerFinish();
@@ -652,6 +659,9 @@ private:
       return std::nullopt;
     for (int side = 0; side < 2; ++side) {
       auto step = positiveInteger(*expr.operands[side]);
+      if (!step && expr.operands[side]->kind == Expr::Kind::Name)
+        if (auto value = intParam(expr.operands[side]->text); value && *value > 0)
+          step = value;
       const Expr &sum = *expr.operands[1 - side];
       if (!step || sum.kind != Expr::Kind::Binary || sum.text != "+")
         continue;
@@ -659,10 +669,15 @@ private:
       const Expr &one = *sum.operands[1];
       if (var.kind != Expr::Kind::Name || one.kind != Expr::Kind::Number || one.text != "1")
         continue;
-      bool isTask =
-          llvm::any_of(kernel.tasks, [&](const ir::IterVar &v) { return v.name == var.text; });
-      if (!isTask)
+      auto task =
+          llvm::find_if(kernel.tasks, [&](const ir::IterVar &v) { return v.name == var.text; });
+      if (task == kernel.tasks.end())
         continue;
+      if (task->step != *step) {
+        // Any other row would skip keys the task's rows may see.
+        diags.report(DiagID::err_sema_loop_stop_step, expr.loc, task->name, task->step, *step);
+        return ir::LoopBound{};
+      }
       return ir::LoopBound{var.text, *step};
     }
     return std::nullopt;
