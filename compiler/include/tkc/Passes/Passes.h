@@ -13,16 +13,24 @@
 
 namespace tkc {
 
+/// Consumer programs: gives each per-row subexpression of a tile statement
+/// (e.g. exp2(m - m_new) in an update of o) a row vector of its own, assigned
+/// just before the statement, so that it is computed once per row rather than
+/// once per element. Nothing else changes; the matrix-product form is untouched.
+bool hoistRowInvariants(ir::Kernel &kernel, DiagnosticEngine &diags);
+
 /// Shared memory: sizes one stage (the TMA bytes of its tiles, 1024-aligned),
 /// chooses the stage count for `stages: auto` (the most that fit) or checks
 /// a requested one, and places the finish block at the end of the budget.
+/// Per-warpgroup tiles lie before the stages.
 /// Needs: lowered program. Guarantees: plan.stages, stageBytes, finishBytes,
 /// safeStages >= 1 and dynamicSharedBytes set and within the arch's limit;
 /// otherwise an error with one note per buffer.
 bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags);
 
-/// Registers: the producer warpgroup keeps 40, the consumers take the rest
-/// (a multiple of 8, at most 256); checks the accumulator fits.
+/// Registers: the producer warpgroup keeps 40 (24 beside three consumer
+/// warpgroups), the consumers take the rest (a multiple of 8, at most 256);
+/// checks the accumulator, or a program's live values, fit.
 bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags);
 
 /// Synchronisation: arrivals per stage, bytes the producer arms (exactly the
