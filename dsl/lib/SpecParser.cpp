@@ -591,7 +591,12 @@ private:
                                    {"compute", true},
                                    {"finish", true}};
     MapReader reader(*section.value, "the consumer", section.keyLoc, keys, diags);
-    consumer.warpgroups = parseWarpgroups(reader);
+    // A name (a constant or parameter) is resolved per instantiation.
+    if (const yaml::Entry *e = reader.get("warpgroups");
+        e && e->value->isScalar() && !e->value->quoted && isIdentifier(e->value->value))
+      consumer.warpgroupsName = Located<std::string>{e->value->value, e->value->loc};
+    else
+      consumer.warpgroups = parseWarpgroups(reader);
     if (const yaml::Entry *e = reader.get("state"))
       forEachDecl(*e, "'state' of the consumer", /*allowEmpty=*/true,
                   [&](const Located<std::string> &name, const yaml::Entry &entry) {

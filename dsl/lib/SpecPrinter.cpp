@@ -106,6 +106,9 @@ public:
     if (spec.consumer.warpgroups)
       line(2, spec.consumer.warpgroups->loc)
           << "warpgroups " << spec.consumer.warpgroups->value << "\n";
+    if (spec.consumer.warpgroupsName)
+      line(2, spec.consumer.warpgroupsName->loc)
+          << "warpgroups " << spec.consumer.warpgroupsName->value << "\n";
     for (const spec::StateDecl &state : spec.consumer.state)
       line(2, state.name.loc) << "state '" << state.name.value << "' \""
                               << escaped(state.type.value) << "\"\n";

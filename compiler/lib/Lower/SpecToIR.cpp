@@ -88,20 +88,14 @@ public:
     kernel.arch = &arch;
     for (size_t i = 0; i < spec.params.size(); ++i)
       kernel.params.emplace_back(spec.params[i].name.value, paramValueName(*instance.values[i]));
-    kernel.consumerWarpgroups =
-        spec.consumer.warpgroups ? static_cast<int>(spec.consumer.warpgroups->value) : 1;
-    if (kernel.consumerWarpgroups > 3) {
-      diags.report(DiagID::err_sema_consumer_warpgroups, spec.consumer.warpgroups->loc,
-                   kernel.consumerWarpgroups);
-      return std::nullopt;
-    }
-
     unsigned errorsAtStart = diags.getNumErrors();
     // Missing arch features are reported, but the statements are still
     // checked: a spec gets every error it has in one run.
     checkTemplateFeatures();
     unsigned errorsBefore = diags.getNumErrors();
     declareConstants();
+    if (!declareConsumerWarpgroups())
+      return std::nullopt;
     declareGlobals();
     declareScalars();
     declareTiles();
@@ -361,6 +355,31 @@ private:
     if (auto it = constantValues.find(name); it != constantValues.end())
       return it->second;
     return std::nullopt;
+  }
+
+  /// `warpgroups: 3`, or a constant or parameter's name; 1 when absent.
+  bool declareConsumerWarpgroups() {
+    SourceLoc loc = spec.consumer.loc;
+    int64_t count = 1;
+    if (spec.consumer.warpgroups) {
+      count = spec.consumer.warpgroups->value;
+      loc = spec.consumer.warpgroups->loc;
+    } else if (const auto &name = spec.consumer.warpgroupsName) {
+      loc = name->loc;
+      auto value = intParam(name->value);
+      if (!value) {
+        diags.report(DiagID::err_sema_value_kind, loc, "'warpgroups' of the consumer",
+                     "a number, or an integer constant or parameter", "'" + name->value + "'");
+        return false;
+      }
+      count = *value;
+    }
+    if (count < 1 || count > 3) {
+      diags.report(DiagID::err_sema_consumer_warpgroups, loc, count);
+      return false;
+    }
+    kernel.consumerWarpgroups = static_cast<int>(count);
+    return true;
   }
 
   /// `constants:` folded for this instantiation; each must be an integer.

@@ -155,6 +155,9 @@ struct ProducerDecl {
 struct ConsumerDecl {
   SourceLoc loc;
   std::optional<Located<int64_t>> warpgroups;
+  /// `warpgroups: NAME`: an integer constant or parameter, resolved per
+  /// instantiation (then `warpgroups` is unset).
+  std::optional<Located<std::string>> warpgroupsName;
   std::vector<StateDecl> state;
   std::optional<StageBody> setup;
   std::optional<StageBody> compute;
