@@ -118,16 +118,22 @@ def _ident(value, where):
     return value
 
 
+def _types(obj, where, known, what):
+    """(dtype, c_type) of an argument or scalar, each checked against `known`."""
+    dtype = _need(obj, "dtype", str, where)
+    if dtype not in known:
+        raise ManifestError("%s: unknown %s '%s'; this loader knows %s"
+                            % (where, what, dtype, ", ".join(known)))
+    c_type = _need(obj, "c_type", str, where)
+    if c_type != known[dtype]:
+        raise ManifestError("%s: c_type '%s' does not match dtype %s" % (where, c_type, dtype))
+    return dtype, c_type
+
+
 def _argument(obj, where) -> Argument:
     name = _ident(_need(obj, "name", str, where), where + ": name")
     where = "%s argument '%s'" % (where, name)
-    dtype = _need(obj, "dtype", str, where)
-    if dtype not in C_TYPES:
-        raise ManifestError("%s: unknown dtype '%s'; this loader knows %s"
-                            % (where, dtype, ", ".join(C_TYPES)))
-    c_type = _need(obj, "c_type", str, where)
-    if c_type != C_TYPES[dtype]:
-        raise ManifestError("%s: c_type '%s' does not match dtype %s" % (where, c_type, dtype))
+    dtype, c_type = _types(obj, where, C_TYPES, "dtype")
     dims = []
     for d in _need(obj, "dims", list, where):
         if isinstance(d, int) and not isinstance(d, bool):
@@ -147,13 +153,7 @@ def _argument(obj, where) -> Argument:
 def _scalar(obj, where) -> Scalar:
     name = _ident(_need(obj, "name", str, where), where + ": scalar name")
     where = "%s scalar '%s'" % (where, name)
-    dtype = _need(obj, "dtype", str, where)
-    if dtype not in SCALAR_C_TYPES:
-        raise ManifestError("%s: unknown scalar dtype '%s'; this loader knows %s"
-                            % (where, dtype, ", ".join(SCALAR_C_TYPES)))
-    c_type = _need(obj, "c_type", str, where)
-    if c_type != SCALAR_C_TYPES[dtype]:
-        raise ManifestError("%s: c_type '%s' does not match dtype %s" % (where, c_type, dtype))
+    dtype, c_type = _types(obj, where, SCALAR_C_TYPES, "scalar dtype")
     default = None
     if "default" in obj:
         default = obj["default"]

@@ -19,6 +19,7 @@
 
 #include "../../common/util.cuh"
 #include "../../types/register/rt.cuh"
+#include "masks.cuh"
 #include "reductions.cuh"
 
 namespace kittens {
@@ -135,16 +136,7 @@ KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float in
 
 /// Zero the columns at or past `col_limit` (any dtype): absent elements of a product operand.
 template <ducks::rt::row_layout RT> KITTENS_DEVICE void zero_columns_from(RT &t, int col_limit) {
-  using P = typename RT::packed;
-  const int l = laneid();
-  KITTENS_UNROLL for (int i = 0; i < RT::height; ++i)
-    KITTENS_UNROLL for (int j = 0; j < RT::width; ++j)
-      KITTENS_UNROLL for (int k = 0; k < 4; ++k) {
-        float2 a = pair_to_float2(t.tiles[i][j].data[k]);
-        if (16 * j + fragment::row_layout(l, k, 0).col >= col_limit) a.x = 0.f;
-        if (16 * j + fragment::row_layout(l, k, 1).col >= col_limit) a.y = 0.f;
-        t.tiles[i][j].data[k] = convert<P>(a);
-      }
+  mask(t, t, 0, 0, 0.f, [=](int, int col) { return col < col_limit; });
 }
 
 /// Store an ortho per-row vector to `dst[row0 + r]` for the warp's rows r with
