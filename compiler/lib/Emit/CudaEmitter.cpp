@@ -359,21 +359,11 @@ private:
 
   /// An index expression on the device.
   std::string deviceIndex(const ir::IndexExpr &e) const {
-    switch (e.kind) {
-    case ir::IndexExpr::Kind::Var:
-      return e.name == k.loop.name ? "args.iter" : "args.common." + e.name;
-    case ir::IndexExpr::Kind::Size:
-      return "args.globals." + e.name;
-    case ir::IndexExpr::Kind::Number:
-      return std::to_string(e.number);
-    default: {
-      const char *op = e.kind == ir::IndexExpr::Kind::Add   ? " + "
-                       : e.kind == ir::IndexExpr::Kind::Sub ? " - "
-                       : e.kind == ir::IndexExpr::Kind::Mul ? " * "
-                                                            : " / ";
-      return "(" + deviceIndex(e.operands[0]) + op + deviceIndex(e.operands[1]) + ")";
-    }
-    }
+    return e.render([&](const ir::IndexExpr &leaf) {
+      if (leaf.kind == ir::IndexExpr::Kind::Size)
+        return "args.globals." + leaf.name;
+      return leaf.name == k.loop.name ? std::string("args.iter") : "args.common." + leaf.name;
+    });
   }
 
   std::string coordExpr(const ir::Coord &c) const {

@@ -38,29 +38,35 @@ const char *cudaTypeName(DType dtype) {
   return "?";
 }
 
-std::string IndexExpr::str() const {
+namespace {
+const char *indexOperator(IndexExpr::Kind kind) {
+  return kind == IndexExpr::Kind::Add ? " + " : kind == IndexExpr::Kind::Mul ? " * " : " / ";
+}
+} // namespace
+
+std::string IndexExpr::render(const std::function<std::string(const IndexExpr &)> &leaf) const {
   switch (kind) {
   case Kind::Var:
   case Kind::Size:
-    return name;
+    return leaf(*this);
   case Kind::Number:
     return std::to_string(number);
-  case Kind::Add:
-  case Kind::Sub:
-  case Kind::Mul:
-  case Kind::Div: {
-    const char *op = kind == Kind::Add   ? " + "
-                     : kind == Kind::Sub ? " - "
-                     : kind == Kind::Mul ? " * "
-                                         : " / ";
-    auto side = [](const IndexExpr &e) {
-      bool leaf = e.kind == Kind::Var || e.kind == Kind::Size || e.kind == Kind::Number;
-      return leaf ? e.str() : "(" + e.str() + ")";
-    };
-    return side(operands[0]) + op + side(operands[1]);
+  default:
+    return "(" + operands[0].render(leaf) + indexOperator(kind) + operands[1].render(leaf) + ")";
   }
-  }
-  return "?";
+}
+
+std::string IndexExpr::str() const {
+  std::string text = render([](const IndexExpr &e) { return e.name; });
+  // The outermost operation needs no parentheses.
+  if (kind != Kind::Var && kind != Kind::Size && kind != Kind::Number)
+    text = text.substr(1, text.size() - 2);
+  return text;
+}
+
+bool IndexExpr::usesVar() const {
+  return kind == Kind::Var ||
+         llvm::any_of(operands, [](const IndexExpr &o) { return o.usesVar(); });
 }
 
 std::string Elementwise::str(const Program &program, const std::vector<Scalar> &scalars) const {
@@ -153,7 +159,7 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
       break;
     case ProgramOp::Kind::RowReduce:
       os << p.values[op.dst].name << " = row" << op.reduce << "(" << op.expr.str(p, k.scalars)
-         << ") over " << op.reduceCols << " columns";
+         << ") over " << op.cols << " columns";
       if (op.reduceBound)
         os << " below " << op.reduceBound->extent.str() << " - " << op.reduceBound->var << " * "
            << op.reduceBound->step;

@@ -64,7 +64,7 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
     for (const ir::ProgramOp &op : kernel.program->finish)
       if (op.kind == ir::ProgramOp::Kind::StoreTile && op.tile >= kernel.warpgroupTiles.size()) {
         plan.finishBytes =
-            std::max(plan.finishBytes, padded(64 * kernel.consumerWarpgroups * op.reduceCols *
+            std::max(plan.finishBytes, padded(64 * kernel.consumerWarpgroups * op.cols *
                                               ir::dtypeBytes(kernel.globals[op.global].dtype)));
         finishWhat = "finish staging of the store to " + kernel.globals[op.global].name;
         finishLoc = op.loc;

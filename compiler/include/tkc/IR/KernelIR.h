@@ -20,6 +20,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,11 +80,17 @@ struct IterVar {
 /// An integer index expression of grid indices, launch sizes and numbers,
 /// e.g. `h / (H / H_kv)`: what a coordinate may compute.
 struct IndexExpr {
-  enum class Kind { Var, Size, Number, Add, Sub, Mul, Div } kind = Kind::Number;
+  enum class Kind { Var, Size, Number, Add, Mul, Div } kind = Kind::Number;
   std::string name;   ///< Var, Size
   int64_t number = 0; ///< Number
   std::vector<IndexExpr> operands;
+  /// As the spec wrote it (`h / (H / H_kv)`).
   std::string str() const;
+  /// C++ with every operation parenthesised; `leaf` spells grid indices and
+  /// sizes (numbers are spelt as numbers).
+  std::string render(const std::function<std::string(const IndexExpr &)> &leaf) const;
+  /// Whether a grid index occurs in it.
+  bool usesVar() const;
 };
 
 /// One coordinate of a tile access, in units of the tile: an iteration
@@ -228,11 +235,13 @@ struct ProgramOp {
   unsigned dst = 0;
   Elementwise expr;
   std::string reduce; ///< RowReduce: "max" or "sum"
-  int64_t reduceCols = 0;
+  int64_t cols = 0;   ///< RowReduce: columns reduced; StoreTile: columns stored
   std::optional<ColumnBound> reduceBound;
   MmaOperand a, b;
   bool accumulate = false;
-  unsigned tile = 0;   ///< LoadTile: warpgroup tile; StoreTile: staging warpgroup tile
+  /// LoadTile: the warpgroup tile; StoreTile: the staging warpgroup tile, or
+  /// warpgroupTiles.size() for the finish block.
+  unsigned tile = 0;
   unsigned global = 0; ///< LoadTile, StoreTile, StoreRows
   std::vector<Coord> coords;
   SourceLoc loc;
