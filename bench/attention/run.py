@@ -5,7 +5,7 @@ backends), side by side in one process, on the FlashAttention-3 protocol.
     PYTHONPATH=python python3 bench/attention/run.py [--out results.json] [--commit ID] [--quick]
 
 Configurations: batch x sequence length = 16384 tokens, hidden 2048, so
-H = 2048 / D heads (32 for D=64, 16 for D=128), N in 512 ... 16384,
+H = 2048 / D heads (32 for D=64, 16 for D=128, 8 for D=256), N in 512 ... 16384,
 B = 16384 / N, H_kv = H, causal and not. FLOPs = 4 B H N^2 D (half for
 causal). bf16 random normal Q, K, V.
 
@@ -97,7 +97,7 @@ def main():
     ap.add_argument("--out", default=None, help="JSON file for the records")
     ap.add_argument("--commit", default=None, help="commit the kernels were generated at")
     ap.add_argument("--quick", action="store_true", help="N = 1024 and 4096 only")
-    ap.add_argument("--d", type=int, action="append", choices=(64, 128),
+    ap.add_argument("--d", type=int, action="append", choices=(64, 128, 256),
                     help="head dimension (repeat; default both)")
     ap.add_argument("--spec", default=str(SPEC))
     args = ap.parse_args()
@@ -119,7 +119,7 @@ def main():
 
     records, rows, problems = [], [], []
     n_values = QUICK_N_VALUES if args.quick else N_VALUES
-    for cfg in configs(n_values, args.d or (64, 128)):
+    for cfg in configs(n_values, args.d or (64, 128, 256)):
         B, H, N, D, causal = cfg["B"], cfg["H"], cfg["N"], cfg["D"], cfg["causal"]
         what = "B=%d H=%d N=%d D=%d %s" % (B, H, N, D, "causal" if causal else "non-causal")
         kernel = kernels.get((D, causal))

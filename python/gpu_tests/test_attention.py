@@ -278,7 +278,7 @@ def check_forward(results, module, n_values, gen):
     found = sorted((head_dim(k), is_causal(k)) for k in kernels)
     print("kernels: %s" % ", ".join("%s (D=%d, causal=%s)" % (k.name, head_dim(k), is_causal(k))
                                    for k in kernels), flush=True)
-    for D in (64, 128):
+    for D in (64, 128, 256):
         for causal in (False, True):
             results.report((D, causal) in found, "an instantiation with D=%d causal=%s"
                            % (D, causal))

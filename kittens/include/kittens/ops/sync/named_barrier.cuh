@@ -2,8 +2,8 @@
  * @file
  * @brief Named hardware barriers (bar.sync / bar.arrive) and block-wide fences.
  *
- * Barrier 0 is what __syncthreads uses. The LCF template reserves the ids in
- * `lcf::reserved_barriers` (13, 14, 15); kernels own the rest.
+ * Barrier 0 is what __syncthreads uses. The LCF template reserves 13, 14 and 15
+ * (lcf/lcf_sm90.cuh); kernels own the rest.
  */
 #pragma once
 
