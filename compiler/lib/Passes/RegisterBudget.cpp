@@ -56,11 +56,10 @@ bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consu
   // 384-thread kernel with ~200 live values compiles without spills after
   // setmaxnreg.inc 240, and spills at 168): the consumers' share is the budget.
   const int threads = consumerThreads + kWarpgroupThreads;
-  const int allocatable = plan.consumerRegisters;
-  if (plan.accumulatorRegisters + kProgramOverhead > allocatable) {
+  if (plan.accumulatorRegisters + kProgramOverhead > plan.consumerRegisters) {
     SourceLoc where = biggestState ? biggestState->loc : program.values.front().loc;
     diags.report(DiagID::err_register_budget_live, where, plan.accumulatorRegisters,
-                 kProgramOverhead, allocatable, threads);
+                 kProgramOverhead, plan.consumerRegisters, threads);
     const ir::RegValue *largest = nullptr;
     for (const ir::RegValue &v : program.values) {
       if (v.state)
