@@ -45,3 +45,20 @@ TEST(WgmmaDesc, MNMajorSteps) {
   EXPECT_EQ(step_fields(major::mn, 2, 64, 2048).offset, 2u * 16u * 64u);
   EXPECT_EQ(step_fields(major::mn, 2, 64, 2048).sbo, 512u);
 }
+
+TEST(WgmmaDesc, AdvanceEqualsEncodingTheMovedAddress) {
+  // A product encodes each operand once and advances it per k16 step; that must be the same
+  // descriptor as encoding the step's address, for every operand shape and placement we use.
+  for (major m : {major::k, major::mn})
+    for (int swz : {32, 64, 128})
+      for (int chunk : {2048, 8192, 16384})
+        for (uint32_t base : {0u, 1024u, 0x8000u, 0x36C00u})
+          for (int k = 0; k < 16; ++k) {
+            const fields f0 = step_fields(m, 0, swz, chunk), f = step_fields(m, k, swz, chunk);
+            if (base + f.offset >= 228u * 1024u)
+              continue; // past any SM's shared memory
+            EXPECT_EQ(advance(encode(base, f0.lbo, f0.sbo, swz), f.offset),
+                      encode(base + f.offset, f.lbo, f.sbo, swz))
+                << int(m) << " " << swz << " " << chunk << " " << base << " " << k;
+          }
+}

@@ -17,8 +17,11 @@ namespace kittens {
 KITTENS_DEVICE int laneid() { return threadIdx.x & 31; }
 /// Warp of the calling thread within its block.
 KITTENS_DEVICE int warpid() { return threadIdx.x >> 5; }
-/// Warpgroup (4 consecutive warps) of the calling thread within its block.
-KITTENS_DEVICE int warpgroupid() { return threadIdx.x >> 7; }
+/// Warpgroup (4 consecutive warps) of the calling thread within its block. Read from lane 0
+/// so the compiler knows the value is the same across the warp: addresses built from it (a
+/// warpgroup's own tile) stay in uniform registers, as wgmma descriptors must be. Call it
+/// from all 32 lanes of the warp.
+KITTENS_DEVICE int warpgroupid() { return __shfl_sync(0xffffffffu, threadIdx.x >> 7, 0); }
 
 namespace warpgroup {
 /// Warp index within the calling thread's warpgroup (0..3).

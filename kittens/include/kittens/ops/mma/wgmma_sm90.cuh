@@ -25,14 +25,19 @@
 
 namespace kittens::warpgroup {
 
-/// Descriptor of k16 step `k` of shared operand `s` stored `m`-major.
-template <ducks::st::all ST> KITTENS_DEVICE uint64_t descriptor(const ST &s, wgmma_desc::major m, int k) {
+/// Descriptor of the first k16 step of shared operand `s` stored `m`-major.
+template <ducks::st::all ST> KITTENS_DEVICE uint64_t descriptor(const ST &s, wgmma_desc::major m) {
   static_assert(ST::swizzle_bytes != 0, "kittens::warpgroup: wgmma operands must be swizzled shared tiles (32/64/128 B)");
   static_assert(sizeof(typename ST::dtype) == 2, "kittens::warpgroup: wgmma shared operands must be bf16 or half");
   const uint32_t base = smem_addr(s.base()) +
                         layout::linear_offset(s.row0(), s.col0(), ST::parent_rows, ST::parent_cols, 2, ST::swizzle_bytes);
-  const auto f = wgmma_desc::step_fields(m, k, ST::swizzle_bytes, ST::chunk_stride_bytes);
+  const auto f = wgmma_desc::step_fields(m, 0, ST::swizzle_bytes, ST::chunk_stride_bytes);
   return wgmma_desc::encode(base + f.offset, f.lbo, f.sbo, ST::swizzle_bytes);
+}
+/// Descriptor of k16 step `k`, from the first step's: only the start address moves, by a
+/// constant, so a product builds one descriptor per operand and adds to it.
+template <ducks::st::all ST> KITTENS_DEVICE uint64_t step(uint64_t first, wgmma_desc::major m, int k) {
+  return wgmma_desc::advance(first, wgmma_desc::step_fields(m, k, ST::swizzle_bytes, ST::chunk_stride_bytes).offset);
 }
 
 /// Make the accumulator registers and prior shared writes visible to the next wgmma.
@@ -60,11 +65,13 @@ KITTENS_DEVICE void mma_ss(D &d, const A &a, const B &b, int K, bool accumulate)
   check_acc<D>();
   using T = typename A::dtype;
   static_assert(std::is_same_v<T, typename B::dtype>, "kittens::warpgroup::mma: A and B dtypes differ");
+  constexpr auto ma = TA ? wgmma_desc::major::mn : wgmma_desc::major::k;
+  constexpr auto mb = TB ? wgmma_desc::major::mn : wgmma_desc::major::k;
+  const uint64_t da = descriptor(a, ma), db = descriptor(b, mb);
   mma_fence(d);
   KITTENS_UNROLL for (int k = 0; k < K / 16; ++k) {
-    kittens::detail::wgmma::op<T, D::cols>::template ss<TA, TB>(
-        d.tiles[0], descriptor(a, TA ? wgmma_desc::major::mn : wgmma_desc::major::k, k),
-        descriptor(b, TB ? wgmma_desc::major::mn : wgmma_desc::major::k, k), (accumulate || k > 0) ? 1 : 0);
+    kittens::detail::wgmma::op<T, D::cols>::template ss<TA, TB>(d.tiles[0], step<A>(da, ma, k), step<B>(db, mb, k),
+                                                                 (accumulate || k > 0) ? 1 : 0);
   }
   mma_commit_group();
 }
@@ -74,11 +81,12 @@ template <int TB, class D, class A, class B> KITTENS_DEVICE void mma_rs(D &d, co
   using T = typename A::dtype;
   static_assert(std::is_same_v<T, typename B::dtype>, "kittens::warpgroup::mma: A and B dtypes differ");
   static_assert(A::rows == 16 && A::layout::is_row, "kittens::warpgroup::mma: register A must be each warp's rt<T, 16, K> in row layout");
+  constexpr auto mb = TB ? wgmma_desc::major::mn : wgmma_desc::major::k;
+  const uint64_t db = descriptor(b, mb);
   mma_fence(d);
   KITTENS_UNROLL for (int k = 0; k < A::cols / 16; ++k) {
-    kittens::detail::wgmma::op<T, D::cols>::template rs<TB>(
-        d.tiles[0], a.tiles[0][k], descriptor(b, TB ? wgmma_desc::major::mn : wgmma_desc::major::k, k),
-        (accumulate || k > 0) ? 1 : 0);
+    kittens::detail::wgmma::op<T, D::cols>::template rs<TB>(d.tiles[0], a.tiles[0][k], step<B>(db, mb, k),
+                                                            (accumulate || k > 0) ? 1 : 0);
   }
   mma_commit_group();
 }

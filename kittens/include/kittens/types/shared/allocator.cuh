@@ -19,9 +19,11 @@ KITTENS_HOST_DEVICE constexpr int shared_bytes_needed(int payload) { return payl
 struct shared_allocator {
   char *ptr;
   /// Start at `base`, rounded up to 1024 bytes.
+  /// The padding is computed from the shared-window address and added to the pointer (not
+  /// rounded as a generic address), so the compiler can still see that every tile address is
+  /// a shared one: descriptors and TMA addresses then need no generic-to-shared conversion.
   KITTENS_DEVICE explicit shared_allocator(void *base) {
-    uintptr_t p = reinterpret_cast<uintptr_t>(base);
-    ptr = reinterpret_cast<char *>((p + 1023) & ~uintptr_t(1023));
+    ptr = static_cast<char *>(base) + ((0u - smem_addr(base)) & 1023u);
   }
   /// Allocate one T (aligned to alignof(T), at least 16 bytes).
   template <class T> KITTENS_DEVICE T &allocate() {

@@ -38,6 +38,11 @@ KITTENS_HOST_DEVICE constexpr uint64_t encode(uint32_t start_byte_addr, uint32_t
          (uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (swizzle_code(swizzle_bytes) << 62);
 }
 
+/// The descriptor `desc` with its start address moved `offset_bytes` (a multiple of 16) further.
+/// The field holds address >> 4 in 14 bits and shared addresses stay below 256 KiB, so the add
+/// cannot carry into the next field.
+KITTENS_HOST_DEVICE constexpr uint64_t advance(uint64_t desc, uint32_t offset_bytes) { return desc + (offset_bytes >> 4); }
+
 /// Start offset (bytes from the operand's first element), LBO and SBO for one k16 step.
 struct fields {
   uint32_t offset, lbo, sbo;
