@@ -430,26 +430,29 @@ private:
   }
 
   void parseScalars(const yaml::Entry &section, std::vector<spec::ScalarDecl> &out) {
-    forEachDecl(section, "'scalars'", /*allowEmpty=*/false,
-                [&](const Located<std::string> &name, const yaml::Entry &entry) {
-                  std::string what = "scalar '" + name.value + "'";
-                  if (!expectKind(*entry.value, Node::Kind::Mapping, what))
-                    return;
-                  static const KeySpec keys[] = {{"dtype", true}, {"default", false}};
-                  MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
-                  spec::ScalarDecl scalar{name, {}, nullptr};
-                  bool ok = reader.get("dtype") != nullptr;
-                  if (const yaml::Entry *e = reader.get("dtype")) {
-                    auto dtype = parseDType(*e->value, "'dtype' of " + what);
-                    ok &= dtype.has_value();
-                    if (dtype)
-                      scalar.dtype = *dtype;
-                  }
-                  if (const yaml::Entry *e = reader.get("default"))
-                    ok &= parseCondition(*e->value, "'default' of " + what, scalar.defaultValue);
-                  if (ok)
-                    out.push_back(std::move(scalar));
-                });
+    forEachDecl(
+        section, "'scalars'", /*allowEmpty=*/false,
+        [&](const Located<std::string> &name, const yaml::Entry &entry) {
+          std::string what = "scalar '" + name.value + "'";
+          if (!expectKind(*entry.value, Node::Kind::Mapping, what))
+            return;
+          static const KeySpec keys[] = {{"dtype", true}, {"default", false}, {"check", false}};
+          MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
+          spec::ScalarDecl scalar{name, {}, nullptr, nullptr};
+          bool ok = reader.get("dtype") != nullptr;
+          if (const yaml::Entry *e = reader.get("dtype")) {
+            auto dtype = parseDType(*e->value, "'dtype' of " + what);
+            ok &= dtype.has_value();
+            if (dtype)
+              scalar.dtype = *dtype;
+          }
+          if (const yaml::Entry *e = reader.get("default"))
+            ok &= parseCondition(*e->value, "'default' of " + what, scalar.defaultValue);
+          if (const yaml::Entry *e = reader.get("check"))
+            ok &= parseCondition(*e->value, "'check' of " + what, scalar.check);
+          if (ok)
+            out.push_back(std::move(scalar));
+        });
   }
 
   void parseTiles(const yaml::Entry &section, std::vector<spec::TileDecl> &out) {

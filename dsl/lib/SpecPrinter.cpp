@@ -65,6 +65,10 @@ public:
         line(2, scalar.defaultValue->loc) << "default\n";
         expr(3, *scalar.defaultValue);
       }
+      if (scalar.check) {
+        line(2, scalar.check->loc) << "check\n";
+        expr(3, *scalar.check);
+      }
     }
     for (const spec::TileDecl &tile : spec.tiles) {
       line(1, tile.name.loc) << "tile '" << tile.name.value << "' " << spelling(tile.space.value)

@@ -322,20 +322,7 @@ def check_outputs_and_errors(results, module, gen):
                    "%s: out={'L': L} fills L, allocates O" % kernel.name)
 
     def refused(exc, pattern, *args, **kwargs):
-        try:
-            kernel(*args, **kwargs)
-        except exc as e:
-            import re
-            ok = re.search(pattern, str(e)) is not None
-            results.report(ok, "%s refuses with %s: %s" % (kernel.name, exc.__name__, e))
-            return
-        except Exception as e:
-            results.report(False, "%s: expected %s matching %r, got %s: %s"
-                           % (kernel.name, exc.__name__, pattern, type(e).__name__, e))
-            return
-        torch.cuda.synchronize()
-        results.report(False, "%s: expected %s matching %r, nothing was raised"
-                       % (kernel.name, exc.__name__, pattern))
+        expect_refused(results, kernel, exc, pattern, *args, **kwargs)
 
     K3 = torch.randn(B, 3, N, D, device="cuda").bfloat16()
     refused(tkc.LaunchError, r"H_kv|H ", Q, K3, K3.clone())
@@ -345,6 +332,27 @@ def check_outputs_and_errors(results, module, gen):
     refused(TypeError, r"input 'V' has dtype torch.float16", Q, K, V.half())
     refused(TypeError, r"unexpected keyword argument 'sacle'", Q, K, V, sacle=0.1)
     refused(TypeError, r"scalar 'scale' must be a real number", Q, K, V, scale="0.1")
+    # The spec's check (scale > 0), which lets the compiler scale row maxima once per row.
+    refused(tkc.LaunchError, r"scale must be > 0, got -0\.1", Q, K, V, scale=-0.1)
+    refused(tkc.LaunchError, r"scale must be > 0, got 0\.0", Q, K, V, scale=0.0)
+
+
+def expect_refused(results, kernel, exc, pattern, *args, **kwargs):
+    """Calling `kernel` raises `exc` with a message matching `pattern`."""
+    import re
+    try:
+        kernel(*args, **kwargs)
+    except exc as e:
+        results.report(re.search(pattern, str(e)) is not None,
+                       "%s refuses with %s: %s" % (kernel.name, exc.__name__, e))
+        return
+    except Exception as e:
+        results.report(False, "%s: expected %s matching %r, got %s: %s"
+                       % (kernel.name, exc.__name__, pattern, type(e).__name__, e))
+        return
+    torch.cuda.synchronize()
+    results.report(False, "%s: expected %s matching %r, nothing was raised"
+                   % (kernel.name, exc.__name__, pattern))
 
 
 def check_sliding_window(results, n_values, gen):
@@ -371,6 +379,11 @@ def check_sliding_window(results, n_values, gen):
             for B, H, H_kv, N in cases:
                 check_case(results, kernel, B, H, H_kv, N, gen, scalars=scalars, window=window,
                            label=" window=%d" % window)
+        if kind == "scalar":  # a window below 1 would hide every key
+            Q, K, V = (torch.randn(1, 2, 64, int(kernel.params.get("D", 64)), device="cuda").bfloat16()
+                       for _ in range(3))
+            expect_refused(results, kernel, tkc.LaunchError, r"%s must be >= 1, got 0\.5" % name,
+                           Q, K, V, **{name: 0.5})
 
 
 def check_softcap(results, n_values, gen):
@@ -396,6 +409,11 @@ def check_softcap(results, n_values, gen):
                 for B, H, H_kv, N in ((2, 8, 2, 193), (1, 8, 8, 1000)):
                     check_case(results, kernel, B, H, H_kv, N, gen, scalars=scalars,
                                causal=causal, softcap=cap, label=" cap=%g" % cap)
+        if kind == "scalar":  # a cap of 0 would divide by zero
+            Q, K, V = (torch.randn(1, 2, 64, int(kernel.params.get("D", 64)), device="cuda").bfloat16()
+                       for _ in range(3))
+            expect_refused(results, kernel, tkc.LaunchError, r"%s must be > 0, got 0\.0" % name,
+                           Q, K, V, **{name: 0.0})
 
 
 def run_all(quick=False, seed=2024):

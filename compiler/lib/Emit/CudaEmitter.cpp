@@ -225,6 +225,13 @@ public:
       w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": {} must be finite, "
               "got \" + std::to_string({}));",
               scalar.name, scalar.name);
+      for (const ir::Scalar::Check &check : scalar.checks) {
+        std::string bound = floatLiteral(check.bound);
+        w.linef("if (!({} {} {}))", scalar.name, check.op, bound);
+        w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": {} must be {} {}, "
+                "got \" + std::to_string({}));",
+                scalar.name, check.op, fmt::format("{}", check.bound), scalar.name);
+      }
     }
     w.blank();
     w.linef("{}::layout::globals globals;", structName);

@@ -69,6 +69,26 @@ bool IndexExpr::usesVar() const {
          llvm::any_of(operands, [](const IndexExpr &o) { return o.usesVar(); });
 }
 
+bool Scalar::Check::accepts(double value) const {
+  if (op == ">")
+    return value > bound;
+  if (op == ">=")
+    return value >= bound;
+  if (op == "<")
+    return value < bound;
+  return value <= bound;
+}
+
+std::string Scalar::Check::str(const std::string &name) const {
+  return fmt::format("{} {} {}", name, op, bound);
+}
+
+bool Scalar::positive() const {
+  return llvm::any_of(checks, [](const Check &c) {
+    return (c.op == ">" && c.bound >= 0) || (c.op == ">=" && c.bound > 0);
+  });
+}
+
 std::string Elementwise::str(const Program &program, const std::vector<Scalar> &scalars) const {
   switch (kind) {
   case Kind::Value:
@@ -241,6 +261,8 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
     os << "  scalar " << s.name << " " << spec::spelling(s.dtype);
     if (s.defaultValue)
       os << " default " << fmt::format("{}", *s.defaultValue);
+    for (const Scalar::Check &c : s.checks)
+      os << " check " << c.str(s.name);
     os << "\n";
   }
   if (!k.loopBound.stopVar.empty())

@@ -32,6 +32,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <variant>
 
 namespace tkc {
@@ -563,9 +564,47 @@ private:
         }
         scalar.defaultValue = *value;
       }
+      if (decl.check) {
+        if (!lowerScalarCheck(*decl.check, decl.name.value, scalar.checks))
+          continue;
+        for (const ir::Scalar::Check &check : scalar.checks)
+          if (scalar.defaultValue && !check.accepts(*scalar.defaultValue)) {
+            diags.report(DiagID::err_sema_scalar_default_check, decl.defaultValue->loc,
+                         decl.name.value, fmt::format("{}", *scalar.defaultValue),
+                         check.str(decl.name.value));
+            break;
+          }
+      }
       scalarIndex[decl.name.value] = static_cast<unsigned>(kernel.scalars.size());
       kernel.scalars.push_back(std::move(scalar));
     }
+  }
+
+  /// `check:` as comparisons `name op number`, appended to `out`; the
+  /// number may be on either side and is folded like a default.
+  bool lowerScalarCheck(const Expr &expr, const std::string &name,
+                        std::vector<ir::Scalar::Check> &out) {
+    if (expr.kind == Expr::Kind::Binary && expr.text == "and")
+      return lowerScalarCheck(*expr.operands[0], name, out) &&
+             lowerScalarCheck(*expr.operands[1], name, out);
+    static const std::map<std::string, std::string> flipped = {
+        {">", "<"}, {">=", "<="}, {"<", ">"}, {"<=", ">="}};
+    if (expr.kind == Expr::Kind::Binary && flipped.count(expr.text)) {
+      auto isName = [&](const Expr &e) { return e.kind == Expr::Kind::Name && e.text == name; };
+      const Expr &lhs = *expr.operands[0], &rhs = *expr.operands[1];
+      if (isName(lhs) && !isName(rhs))
+        if (auto bound = foldConstant(rhs); bound && std::isfinite(*bound)) {
+          out.push_back({expr.text, *bound});
+          return true;
+        }
+      if (isName(rhs) && !isName(lhs))
+        if (auto bound = foldConstant(lhs); bound && std::isfinite(*bound)) {
+          out.push_back({flipped.at(expr.text), *bound});
+          return true;
+        }
+    }
+    diags.report(DiagID::err_sema_scalar_check, expr.loc, name, "another expression");
+    return false;
   }
 
   void declareTiles() {

@@ -54,10 +54,22 @@ struct Global {
 /// A scalar the launcher takes by value after the sizes (`scalars:` in the
 /// spec), e.g. the softmax scale.
 struct Scalar {
+  /// One comparison of the spec's `check:` (`scale > 0`): the launcher refuses a
+  /// value for which `value op bound` is false.
+  struct Check {
+    std::string op; ///< ">", ">=", "<" or "<="
+    double bound = 0;
+    bool accepts(double value) const;
+    std::string str(const std::string &name) const;
+  };
   std::string name;
   DType dtype;                        ///< f32 today
   std::optional<double> defaultValue; ///< folded at instantiation (`default:`)
   SourceLoc loc;
+  std::vector<Check> checks = {}; ///< all must hold
+  /// Every value the launcher accepts is > 0 (a check `> b` with b >= 0 or
+  /// `>= b` with b > 0): passes may rely on it.
+  bool positive() const;
 };
 
 /// A tile one pipeline stage holds in shared memory.

@@ -13,6 +13,13 @@
 
 namespace tkc {
 
+/// Consumer programs: a tile statement `s = e * c` with a positive factor c
+/// (numbers, and scalars whose `check:` keeps them positive) assigns `s = e`;
+/// a later row maximum or minimum of s is multiplied by c once per row, and
+/// every other reader reads `s * c` (fused by ptxas into the next add).
+/// Skipped when s is state, a matrix operand, or accumulated into.
+bool deferScale(ir::Kernel &kernel, DiagnosticEngine &diags);
+
 /// Consumer programs: gives each per-row subexpression of a tile statement
 /// (e.g. exp2(m - m_new) in an update of o) a row vector of its own, assigned
 /// just before the statement, so that it is computed once per row rather than

@@ -91,6 +91,9 @@ struct ScalarDecl {
   Located<DType> dtype;
   /// `default: EXPR`, an expression of parameters and numbers; null: none.
   std::unique_ptr<stmt::Expr> defaultValue;
+  /// `check: COND`, comparisons of the scalar with numbers joined by `and`,
+  /// which the launcher enforces; null: none.
+  std::unique_ptr<stmt::Expr> check;
 };
 
 struct StageCount {
