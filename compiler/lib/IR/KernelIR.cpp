@@ -79,8 +79,8 @@ bool Scalar::Check::accepts(double value) const {
   return value <= bound;
 }
 
-std::string Scalar::Check::str(const std::string &name) const {
-  return fmt::format("{} {} {}", name, op, bound);
+std::string Scalar::Check::str(const std::string &scalar) const {
+  return fmt::format("{} {} {}", scalar, op, bound);
 }
 
 bool Scalar::positive() const {

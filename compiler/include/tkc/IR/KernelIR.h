@@ -60,7 +60,7 @@ struct Scalar {
     std::string op; ///< ">", ">=", "<" or "<="
     double bound = 0;
     bool accepts(double value) const;
-    std::string str(const std::string &name) const;
+    std::string str(const std::string &scalar) const;
   };
   std::string name;
   DType dtype;                        ///< f32 today
