@@ -162,9 +162,31 @@ static void run2() {
   harness::expect_close("row_sum then float -> bf16 vector copy", v_conv.download(), rs, 0, 1e-2);
 }
 
+// warp_any_differs: the same answer in every lane, true when any lane holds an element other
+// than the value (a NaN included). Case c: 0 all ones, 1 one lane's second row 2, 2 one NaN.
+__global__ void kernel3(gfl out) {
+  rt_fl<16, 16>::col_vec v;
+  fill(v, 1.f);
+  const int c = blockIdx.x;
+  if (c == 1 && laneid() == 13) v.data[0].y = 2.f;
+  if (c == 2 && laneid() == 30) v.data[0].x = __int_as_float(0x7fc00000);
+  out[{0, 0, c, laneid()}] = warp_any_differs(v, 1.f) ? 1.f : 0.f;
+}
+
+static void run3() {
+  harness::dbuf<float> out(3 * 32);
+  out.poison();
+  kernel3<<<3, 32>>>(gfl(out.p, 1, 1, 3, 32));
+  CHECK_LAUNCH();
+  std::vector<double> want(3 * 32);
+  for (int i = 0; i < 3 * 32; ++i) want[i] = i < 32 ? 0.0 : 1.0;
+  harness::expect_close("warp_any_differs: uniform over the warp, NaN differs", out.download(), want, 0, 0);
+}
+
 int main() {
   using harness::dbuf;
   run2();
+  run3();
   const int R1 = 40, C1 = 56, R2 = 45, C2 = 50; // C2 * 2 bytes is not a multiple of 16
   auto hx = harness::randn<bf16>(R1 * C1), hx2 = harness::randn<bf16>(R2 * C2);
   dbuf<bf16> dx(R1 * C1), dx2(R2 * C2);

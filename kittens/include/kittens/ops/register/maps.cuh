@@ -146,6 +146,17 @@ template <ducks::rv::all V, class Op> KITTENS_DEVICE void map(V &dst, const V &a
     }
   }
 }
+/// Whether some lane of the warp holds an element of `v` other than `x` (NaN counts as other).
+/// The same answer in every lane, so a branch on it does not diverge; call from all 32 lanes.
+template <ducks::rv::ortho V> KITTENS_DEVICE bool warp_any_differs(const V &v, float x) {
+  bool differs = false;
+  KITTENS_UNROLL for (int i = 0; i < V::length / 16; ++i) {
+    const float2 p = pair_to_float2(v.data[i]);
+    differs |= !(p.x == x) || !(p.y == x);
+  }
+  return __any_sync(0xffffffffu, differs);
+}
+
 /// Set every element of a vector to s.
 template <ducks::rv::all V> KITTENS_DEVICE void fill(V &dst, float s) { map(dst, dst, dst, [&](float, float) { return s; }); }
 
