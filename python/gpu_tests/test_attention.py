@@ -355,6 +355,15 @@ def expect_refused(results, kernel, exc, pattern, *args, **kwargs):
                    % (kernel.name, exc.__name__, pattern))
 
 
+def expect_scalar_refused(results, kernel, name, value, pattern):
+    """The launcher refuses scalar `name` = `value` (its spec's check) with `pattern`."""
+    import tkc
+    Q, K, V = (torch.randn(1, 2, 64, int(kernel.params.get("D", 64)), device="cuda").bfloat16()
+               for _ in range(3))
+    expect_refused(results, kernel, tkc.LaunchError, "%s %s" % (name, pattern), Q, K, V,
+                   **{name: value})
+
+
 def check_sliding_window(results, n_values, gen):
     if not SLIDING_WINDOW.exists():
         results.skip("sliding window: %s does not exist" % SLIDING_WINDOW.relative_to(ROOT))
@@ -380,10 +389,7 @@ def check_sliding_window(results, n_values, gen):
                 check_case(results, kernel, B, H, H_kv, N, gen, scalars=scalars, window=window,
                            label=" window=%d" % window)
         if kind == "scalar":  # a window below 1 would hide every key
-            Q, K, V = (torch.randn(1, 2, 64, int(kernel.params.get("D", 64)), device="cuda").bfloat16()
-                       for _ in range(3))
-            expect_refused(results, kernel, tkc.LaunchError, r"%s must be >= 1, got 0\.5" % name,
-                           Q, K, V, **{name: 0.5})
+            expect_scalar_refused(results, kernel, name, 0.5, r"must be >= 1, got 0\.5")
 
 
 def check_softcap(results, n_values, gen):
@@ -410,10 +416,7 @@ def check_softcap(results, n_values, gen):
                     check_case(results, kernel, B, H, H_kv, N, gen, scalars=scalars,
                                causal=causal, softcap=cap, label=" cap=%g" % cap)
         if kind == "scalar":  # a cap of 0 would divide by zero
-            Q, K, V = (torch.randn(1, 2, 64, int(kernel.params.get("D", 64)), device="cuda").bfloat16()
-                       for _ in range(3))
-            expect_refused(results, kernel, tkc.LaunchError, r"%s must be > 0, got 0\.0" % name,
-                           Q, K, V, **{name: 0.0})
+            expect_scalar_refused(results, kernel, name, 0.0, r"must be > 0, got 0\.0")
 
 
 def run_all(quick=False, seed=2024):

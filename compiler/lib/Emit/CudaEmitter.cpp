@@ -33,8 +33,6 @@ namespace {
 using ir::Kernel;
 
 constexpr int kWarpRows = 16;
-/// Threads of a warpgroup.
-constexpr int kWarpgroupThreads = 128;
 
 /// How a kernel uses each of its globals.
 enum class Role { Unused, TmaLoad, TmaStore, RowVector, Tile, Rows };

@@ -69,6 +69,13 @@ bool IndexExpr::usesVar() const {
          llvm::any_of(operands, [](const IndexExpr &o) { return o.usesVar(); });
 }
 
+int valueRegisters(const RegValue &v, int consumerWarpgroups) {
+  if (v.shape == RegValue::Shape::RowVector)
+    return 2;
+  return static_cast<int>(v.rows * v.cols * static_cast<int64_t>(dtypeBytes(v.dtype)) / 4 /
+                          (int64_t{kWarpgroupThreads} * consumerWarpgroups));
+}
+
 bool Scalar::Check::accepts(double value) const {
   if (op == ">")
     return value > bound;

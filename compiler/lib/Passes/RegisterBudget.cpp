@@ -17,7 +17,6 @@ constexpr int kMaxRegisters = 256;
 /// Registers a consumer thread needs beside its accumulator: addresses,
 /// loop state and the epilogue's temporaries.
 constexpr int kConsumerOverhead = 64;
-constexpr int kWarpgroupThreads = 128;
 constexpr int kMinProducerRegisters = 24;
 /// Addresses, indices and loop state of a program's consumer. Measured with ptxas:
 /// attention at D = 128 with three consumer warpgroups (o 64 + s 64 + row statistics
@@ -25,15 +24,6 @@ constexpr int kMinProducerRegisters = 24;
 /// and soft-capping variants, now that wgmma descriptors live in uniform registers
 /// (they spilled 52 bytes when descriptors were rebuilt in vector registers).
 constexpr int kProgramOverhead = 28;
-
-/// Registers per consumer thread of a register value (f32 words; a row
-/// vector holds two rows per thread, as a pair).
-int valueRegisters(const ir::RegValue &v, int consumerThreads) {
-  if (v.shape == ir::RegValue::Shape::RowVector)
-    return 2;
-  return static_cast<int>(v.rows * v.cols * static_cast<int64_t>(ir::dtypeBytes(v.dtype)) / 4 /
-                          consumerThreads);
-}
 
 bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consumerThreads) {
   ir::Plan &plan = kernel.plan;
@@ -44,10 +34,10 @@ bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consu
   int state = 0, largestTemp = 0;
   const ir::RegValue *biggestState = nullptr;
   for (const ir::RegValue &v : program.values) {
-    int regs = valueRegisters(v, consumerThreads);
+    int regs = ir::valueRegisters(v, kernel.consumerWarpgroups);
     if (v.state) {
       state += regs;
-      if (!biggestState || regs > valueRegisters(*biggestState, consumerThreads))
+      if (!biggestState || regs > ir::valueRegisters(*biggestState, kernel.consumerWarpgroups))
         biggestState = &v;
     } else {
       largestTemp = std::max(largestTemp, regs);
@@ -57,7 +47,7 @@ bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consu
   // ptxas allocates the code after setmaxnreg.inc within the raised limit (a
   // 384-thread kernel with ~200 live values compiles without spills after
   // setmaxnreg.inc 240, and spills at 168): the consumers' share is the budget.
-  const int threads = consumerThreads + kWarpgroupThreads;
+  const int threads = consumerThreads + ir::kWarpgroupThreads;
   if (plan.accumulatorRegisters + kProgramOverhead > plan.consumerRegisters) {
     SourceLoc where = biggestState ? biggestState->loc : program.values.front().loc;
     diags.report(DiagID::err_register_budget_live, where, plan.accumulatorRegisters,
@@ -65,15 +55,15 @@ bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consu
     const ir::RegValue *largest = nullptr;
     for (const ir::RegValue &v : program.values) {
       if (v.state)
-        diags.report(DiagID::note_register_value, v.loc, v.name, valueRegisters(v, consumerThreads),
-                     "state, live all task long");
-      else if (!largest ||
-               valueRegisters(v, consumerThreads) > valueRegisters(*largest, consumerThreads))
+        diags.report(DiagID::note_register_value, v.loc, v.name,
+                     ir::valueRegisters(v, kernel.consumerWarpgroups), "state, live all task long");
+      else if (!largest || ir::valueRegisters(v, kernel.consumerWarpgroups) >
+                               ir::valueRegisters(*largest, kernel.consumerWarpgroups))
         largest = &v;
     }
     if (largest)
       diags.report(DiagID::note_register_value, largest->loc, largest->name,
-                   valueRegisters(*largest, consumerThreads),
+                   ir::valueRegisters(*largest, kernel.consumerWarpgroups),
                    "the largest temporary; a smaller tile along its columns shrinks it");
     return false;
   }
@@ -84,14 +74,14 @@ bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consu
 
 bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
   ir::Plan &plan = kernel.plan;
-  const int consumerThreads = kernel.consumerWarpgroups * kWarpgroupThreads;
+  const int consumerThreads = kernel.consumerWarpgroups * ir::kWarpgroupThreads;
   // Three consumer warpgroups leave 160 registers a thread only if the
   // producer, which just issues copies, drops to the minimum.
   plan.producerRegisters =
       kernel.consumerWarpgroups >= 3 ? kMinProducerRegisters : kProducerRegisters;
-  int available =
-      (static_cast<int>(kernel.arch->registersPerSM) - plan.producerRegisters * kWarpgroupThreads) /
-      consumerThreads / 8 * 8;
+  int available = (static_cast<int>(kernel.arch->registersPerSM) -
+                   plan.producerRegisters * ir::kWarpgroupThreads) /
+                  consumerThreads / 8 * 8;
   plan.consumerRegisters = std::min(available, kMaxRegisters);
   if (kernel.program)
     return planProgramRegisters(kernel, diags, consumerThreads);

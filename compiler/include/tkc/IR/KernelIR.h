@@ -328,6 +328,14 @@ struct Kernel {
 /// its description cannot disagree.
 std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
 
+/// Threads of a warpgroup.
+inline constexpr int kWarpgroupThreads = 128;
+
+/// 32-bit registers each consumer thread holds of register value `v` when the
+/// kernel has `consumerWarpgroups` consumer warpgroups (a row vector holds two
+/// rows per thread, as a pair). Shared by the register budget and the emitter.
+int valueRegisters(const RegValue &v, int consumerWarpgroups);
+
 /// The program part of printKernel.
 void printProgram(const Kernel &kernel, llvm::raw_ostream &os);
 
