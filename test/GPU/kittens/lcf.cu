@@ -7,11 +7,15 @@
 // blocks than tasks, so every block runs several tasks and the ring phases, the
 // finish_finished handshake and the grouped task order are all exercised. Checked
 // against a double-precision host GEMM; static_asserts pin the derived numbers.
+// A second run lowers compute_iters per task (tile (m, n) sums its first
+// 1 + (m + n) % k_iters blocks of K): the template releases the other stages unread,
+// and the ring's phases must stay right across tasks of different lengths.
 #include "harness.cuh"
 
 using namespace kittens;
 
-struct small_gemm {
+template <bool Truncated> struct small_gemm_t {
+  using small_gemm = small_gemm_t;
   using a_tile = st_bf<64, 64>;
   using b_tile = st_bf<64, 128>;
   using c_tile = st_bf<64, 128>;
@@ -52,7 +56,10 @@ struct small_gemm {
     }
   };
   struct consumer {
-    __device__ static void setup(lcf::consumer_setup_args<small_gemm> &a) { zero(a.state.acc); }
+    __device__ static void setup(lcf::consumer_setup_args<small_gemm> &a) {
+      zero(a.state.acc);
+      if constexpr (Truncated) a.compute_iters = 1 + (a.common.m + a.common.n) % a.globals.k_iters;
+    }
     __device__ static void compute(lcf::consumer_compute_args<small_gemm> &a) {
       warpgroup::mma_AB(a.state.acc, a.input.a, a.input.b);
       warpgroup::mma_async_wait<0>();
@@ -73,6 +80,8 @@ struct small_gemm {
   };
 };
 
+using small_gemm = small_gemm_t<false>;
+using truncated_gemm = small_gemm_t<true>;
 using TR = lcf::traits<small_gemm>;
 static_assert(TR::STAGE_BYTES == 24 * 1024, "input block is one 8 KiB A tile and one 16 KiB B tile");
 static_assert(TR::FINISH_OFFSET == 64 * 1024, "finish block sits at the end of the 80 KiB budget");
@@ -100,5 +109,20 @@ int main() {
   harness::expect_rel_err("LCF persistent GEMM 640x384x448 (7 blocks, aliased finish)", dc.download(), ref, 1e-2);
   // bf16 output: every element within bf16 rounding of the exact value.
   harness::expect_close("LCF GEMM elementwise", dc.download(), ref, 1e-2, 8e-3);
+
+  // compute_iters lowered per task: each tile sums only its first blocks of K.
+  dc.poison();
+  truncated_gemm::layout::globals gt{g.A, g.B, g.C, M / 64, N / 128, K / 64};
+  CHECK_CUDA(lcf::launch<truncated_gemm>(gt, 7));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<double> ref_t(size_t(M) * N, 0.0);
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      const int k_end = 64 * (1 + (m / 64 + n / 128) % (K / 64));
+      double acc = 0.0;
+      for (int k = 0; k < k_end; ++k) acc += double(ha[m * K + k]) * double(hb[k * N + n]);
+      ref_t[m * N + n] = acc;
+    }
+  harness::expect_close("LCF GEMM with compute_iters lowered per task", dc.download(), ref_t, 1e-2, 8e-3);
   return harness::finish("lcf");
 }

@@ -38,6 +38,11 @@
  *    in flight), in which case the last iteration releases its own stage too.
  *  - consumer::setup may load into the scratch block through its warpgroup's `setup_arrived`
  *    (one arrival with the byte count, then a wait on `setup_phase`), at most once per task.
+ *  - consumer::setup may lower its warpgroup's `compute_iters` (num_iters by default) when the
+ *    warpgroup needs only the task's first stages: compute then runs on those, and the template
+ *    releases the others (waiting for each, one arrival per warp). Only with CONSUMER_ARRIVALS
+ *    equal to the consumer warps, and with a compute that releases each stage itself (not
+ *    through prev_inputs_finished).
  *  - consumer::finish must make CONSUMER_ARRIVALS arrivals on `finish_finished` once the
  *    finish block may be overwritten (after store_async_read_wait for TMA stores).
  *  - Named barriers LCF_BARRIER_{PRODUCERS, CONSUMERS, ALL} (13, 14, 15) belong to the
@@ -185,6 +190,8 @@ template <class K> struct consumer_setup_args : common_args<K> {
   /// setup_phase). The phase assumes one load per task: use it in every task or in none.
   semaphore &setup_arrived;
   int setup_phase;
+  /// Stages of this task this warpgroup computes on: num_iters unless setup lowers it.
+  int &compute_iters;
 };
 template <class K> struct consumer_compute_args : common_args<K> {
   typename traits<K>::consumer_state &state;
@@ -264,15 +271,30 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       common_args<K> ca{common, task_iter, num_iters, g, scratch};
       K::common_setup(ca);
       if (num_iters < 0) break;
-      consumer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state, setup_arrived[warpgroupid()], task_iter & 1};
+      int compute_iters = num_iters;
+      consumer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state, setup_arrived[warpgroupid()], task_iter & 1, compute_iters};
       K::consumer::setup(sa);
-      for (int it = 0; it < num_iters; ++it) {
+      if (compute_iters > num_iters) compute_iters = num_iters;
+      int it = 0;
+      for (; it < compute_iters; ++it) {
         const int s = it % S;
         wait(inputs_arrived[s], ph.full(s));
         ph.flip_full(s);
         semaphore *prev = it > 0 ? &inputs_finished[(it - 1) % S] : nullptr;
         consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev};
         K::consumer::compute(xa);
+      }
+      // Stages this warpgroup does not need: each is released once it has arrived, so that the
+      // arrival counts toward that stage's current phase.
+      if constexpr (TR::CONSUMER_ARRIVALS == TR::NUM_CONSUMER_WARPS) {
+        for (; it < num_iters; ++it) {
+          const int s = it % S;
+          wait(inputs_arrived[s], ph.full(s));
+          ph.flip_full(s);
+          if (laneid() == 0) arrive(inputs_finished[s]);
+        }
+      } else if (it < num_iters) {
+        __trap(); // lowering compute_iters needs one arrival per consumer warp (see the contract)
       }
       // Every consumer must be done reading the stages before finish overwrites aliased ones.
       named_sync(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
