@@ -274,7 +274,8 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   }
   if (!k.loopBound.stopVar.empty())
     os << "  loop " << k.loop.name << " stops at " << k.loopBound.stopStep << " * ("
-       << k.loopBound.stopVar << " + 1)\n";
+       << k.loopBound.stopVar << " + 1)"
+       << (k.loopBound.perRow ? ", each consumer warpgroup after its own last row" : "") << "\n";
   if (k.program)
     printProgram(k, os);
   for (unsigned z : k.zeroInit)

@@ -741,8 +741,32 @@ private:
     return std::nullopt;
   }
 
+  /// `row(VAR) + 1`: the loop's elements up to each row of task index VAR.
+  /// The task as a whole stops where `STEP * (VAR + 1)` would.
+  std::optional<ir::LoopBound> parseRowEnd(const Expr &expr) const {
+    if (expr.kind != Expr::Kind::Binary || expr.text != "+")
+      return std::nullopt;
+    const Expr &row = *expr.operands[0];
+    const Expr &one = *expr.operands[1];
+    if (row.kind != Expr::Kind::Call || row.text != "row" || row.operands.size() != 1 ||
+        one.kind != Expr::Kind::Number || one.text != "1")
+      return std::nullopt;
+    const Expr &var = *row.operands[0];
+    auto task =
+        var.kind == Expr::Kind::Name
+            ? llvm::find_if(kernel.tasks, [&](const ir::IterVar &v) { return v.name == var.text; })
+            : kernel.tasks.end();
+    if (task == kernel.tasks.end()) {
+      diags.report(DiagID::err_sema_loop_stop_row, var.loc,
+                   var.kind == Expr::Kind::Name ? var.text : std::string("an expression"));
+      return ir::LoopBound{};
+    }
+    return ir::LoopBound{var.text, task->step, /*perRow=*/true};
+  }
+
   /// `M / 128` as (size M, step 128); for the loop also
-  /// `min(N, 192 * (i + 1)) / 128` (stop at the task's last row).
+  /// `min(N, 192 * (i + 1)) / 128` (stop at the task's last row) and
+  /// `min(N, row(i) + 1) / 128` (stop at each row).
   std::optional<std::pair<ir::Size, int64_t>>
   parseIterExtent(const Expr &written, const std::string &what, ir::LoopBound *bound) {
     const Expr *chosen = chooseBranch(written);
@@ -759,7 +783,10 @@ private:
         return std::pair{sizeNamed(size.text), *step};
       if (step && bound && size.kind == Expr::Kind::Call && size.text == "min" &&
           size.operands.size() == 2 && size.operands[0]->kind == Expr::Kind::Name) {
-        if (auto end = parseTaskEnd(*size.operands[1])) {
+        auto end = parseTaskEnd(*size.operands[1]);
+        if (!end)
+          end = parseRowEnd(*size.operands[1]);
+        if (end) {
           *bound = *end;
           return std::pair{sizeNamed(size.operands[0]->text), *step};
         }

@@ -272,6 +272,10 @@ struct LoopBound {
   /// element `(stopVar + 1) * stopStep` (exclusive).
   std::string stopVar;
   int64_t stopStep = 0;
+  /// Written `min(size, row(task) + 1)`: each row needs the loop's elements
+  /// up to itself only, so each consumer warpgroup also stops after its own
+  /// last row (the producer still loads up to the task's).
+  bool perRow = false;
 };
 
 /// Numbers the passes choose. Zero means "not planned yet".
