@@ -255,6 +255,18 @@ private:
         {{"bf16", spec::DType::BF16}, {"f16", spec::DType::F16}, {"f32", spec::DType::F32}});
   }
 
+  /// The optional 'dtype' key of `reader` into `out`; false when it is there
+  /// but not a dtype (a missing required key is the reader's to report).
+  bool readDType(const MapReader &reader, const std::string &what, Located<spec::DType> &out) {
+    const yaml::Entry *e = reader.get("dtype");
+    if (!e)
+      return true;
+    auto dtype = parseDType(*e->value, "'dtype' of " + what);
+    if (dtype)
+      out = *dtype;
+    return dtype.has_value();
+  }
+
   /// A list of extents, each a positive integer or a name.
   bool parseExtents(const Node &node, const std::string &what, std::vector<spec::Extent> &out) {
     if (!expectKind(node, Node::Kind::Sequence, what))
@@ -416,12 +428,7 @@ private:
                   bool ok = reader.get("dtype") && reader.get("dims");
                   if (const yaml::Entry *e = reader.get("when"))
                     ok &= parseCondition(*e->value, "'when' of " + what, global.when);
-                  if (const yaml::Entry *e = reader.get("dtype")) {
-                    auto dtype = parseDType(*e->value, "'dtype' of " + what);
-                    ok &= dtype.has_value();
-                    if (dtype)
-                      global.dtype = *dtype;
-                  }
+                  ok &= readDType(reader, what, global.dtype);
                   if (const yaml::Entry *e = reader.get("dims"))
                     ok &= parseExtents(*e->value, "'dims' of " + what, global.dims);
                   if (ok)
@@ -440,12 +447,7 @@ private:
           MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
           spec::ScalarDecl scalar{name, {}, nullptr, nullptr};
           bool ok = reader.get("dtype") != nullptr;
-          if (const yaml::Entry *e = reader.get("dtype")) {
-            auto dtype = parseDType(*e->value, "'dtype' of " + what);
-            ok &= dtype.has_value();
-            if (dtype)
-              scalar.dtype = *dtype;
-          }
+          ok &= readDType(reader, what, scalar.dtype);
           if (const yaml::Entry *e = reader.get("default"))
             ok &= parseCondition(*e->value, "'default' of " + what, scalar.defaultValue);
           if (const yaml::Entry *e = reader.get("check"))
@@ -476,12 +478,7 @@ private:
                     if (space)
                       tile.space = *space;
                   }
-                  if (const yaml::Entry *e = reader.get("dtype")) {
-                    auto dtype = parseDType(*e->value, "'dtype' of " + what);
-                    ok &= dtype.has_value();
-                    if (dtype)
-                      tile.dtype = *dtype;
-                  }
+                  ok &= readDType(reader, what, tile.dtype);
                   if (const yaml::Entry *e = reader.get("shape"))
                     ok &= parseExtents(*e->value, "'shape' of " + what, tile.shape);
                   if (const yaml::Entry *e = reader.get("stages")) {

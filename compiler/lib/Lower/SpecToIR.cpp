@@ -720,43 +720,40 @@ private:
       if (!step && expr.operands[side]->kind == Expr::Kind::Name)
         if (auto value = intParam(expr.operands[side]->text); value && *value > 0)
           step = value;
-      const Expr &sum = *expr.operands[1 - side];
-      if (!step || sum.kind != Expr::Kind::Binary || sum.text != "+")
-        continue;
-      const Expr &var = *sum.operands[0];
-      const Expr &one = *sum.operands[1];
-      if (var.kind != Expr::Kind::Name || one.kind != Expr::Kind::Number || one.text != "1")
-        continue;
-      auto task =
-          llvm::find_if(kernel.tasks, [&](const ir::IterVar &v) { return v.name == var.text; });
-      if (task == kernel.tasks.end())
+      const Expr *var = step ? plusOne(*expr.operands[1 - side]) : nullptr;
+      const ir::IterVar *task =
+          var && var->kind == Expr::Kind::Name ? findTask(var->text) : nullptr;
+      if (!task)
         continue;
       if (task->step != *step) {
         // Any other row would skip keys the task's rows may see.
         diags.report(DiagID::err_sema_loop_stop_step, expr.loc, task->name, task->step, *step);
         return ir::LoopBound{};
       }
-      return ir::LoopBound{var.text, *step};
+      return ir::LoopBound{task->name, *step};
     }
     return std::nullopt;
+  }
+
+  /// X in `X + 1`, else null.
+  static const Expr *plusOne(const Expr &expr) {
+    if (expr.kind != Expr::Kind::Binary || expr.text != "+")
+      return nullptr;
+    const Expr &one = *expr.operands[1];
+    if (one.kind != Expr::Kind::Number || one.text != "1")
+      return nullptr;
+    return expr.operands[0].get();
   }
 
   /// `row(VAR) + 1`: the loop's elements up to each row of task index VAR.
   /// The task as a whole stops where `STEP * (VAR + 1)` would.
   std::optional<ir::LoopBound> parseRowEnd(const Expr &expr) const {
-    if (expr.kind != Expr::Kind::Binary || expr.text != "+")
+    const Expr *row = plusOne(expr);
+    if (!row || row->kind != Expr::Kind::Call || row->text != "row" || row->operands.size() != 1)
       return std::nullopt;
-    const Expr &row = *expr.operands[0];
-    const Expr &one = *expr.operands[1];
-    if (row.kind != Expr::Kind::Call || row.text != "row" || row.operands.size() != 1 ||
-        one.kind != Expr::Kind::Number || one.text != "1")
-      return std::nullopt;
-    const Expr &var = *row.operands[0];
-    auto task =
-        var.kind == Expr::Kind::Name
-            ? llvm::find_if(kernel.tasks, [&](const ir::IterVar &v) { return v.name == var.text; })
-            : kernel.tasks.end();
-    if (task == kernel.tasks.end()) {
+    const Expr &var = *row->operands[0];
+    const ir::IterVar *task = var.kind == Expr::Kind::Name ? findTask(var.text) : nullptr;
+    if (!task) {
       diags.report(DiagID::err_sema_loop_stop_row, var.loc,
                    var.kind == Expr::Kind::Name ? var.text : std::string("an expression"));
       return ir::LoopBound{};
@@ -929,10 +926,16 @@ private:
     return false;
   }
 
-  const ir::IterVar *findIterVar(llvm::StringRef name) const {
+  const ir::IterVar *findTask(llvm::StringRef name) const {
     for (const ir::IterVar &var : kernel.tasks)
       if (var.name == name)
         return &var;
+    return nullptr;
+  }
+
+  const ir::IterVar *findIterVar(llvm::StringRef name) const {
+    if (const ir::IterVar *task = findTask(name))
+      return task;
     if (kernel.loop.name == name)
       return &kernel.loop;
     return nullptr;
