@@ -10,6 +10,10 @@
 // A second run lowers compute_iters per task (tile (m, n) sums its first
 // 1 + (m + n) % k_iters blocks of K): the template releases the other stages unread,
 // and the ring's phases must stay right across tasks of different lengths.
+// A third kernel has no finish block, so its two consumer warpgroups never meet between
+// tasks: each holds its own A tile in scratch, loaded one task ahead through
+// next_setup_arrived into alternating copies, stops after its own number of stages and
+// stores through its own scratch tile, so the warpgroups drift apart within the ring.
 #include "harness.cuh"
 
 using namespace kittens;
@@ -88,6 +92,93 @@ static_assert(TR::FINISH_OFFSET == 64 * 1024, "finish block sits at the end of t
 static_assert(TR::SAFE_STAGES == 2, "stage 2 (48..72 KiB) overlaps the finish block (64..80 KiB)");
 static_assert(TR::NUM_THREADS == 256, "one consumer + one producer warpgroup");
 
+/// C[128 m + 64 w + r, n] = A[128 m + 64 w + r, :] · (sum of the first 1 + (m + n + w) % k_iters
+/// blocks of 64 rows of B[:, n]): warpgroup w of task (m, n) computes its own 64 rows.
+struct ahead_gemm {
+  using a_tile = st_bf<64, 64>;
+  using b_tile = st_bf<64, 128>;
+  using c_tile = st_bf<64, 128>;
+  struct layout {
+    struct globals {
+      tile_map<a_tile> A;
+      tile_map<b_tile> B;
+      tile_map<c_tile> C;
+      int m_tiles, n_tiles, k_iters;
+    };
+    struct input_block { b_tile b; };
+    struct scratch_block {
+      a_tile a[2][2]; // [task_iter & 1][warpgroup]
+      c_tile c[2];    // [warpgroup]
+    };
+    struct common_state { int m, n; };
+    struct consumer_state { rt_fl<16, 128> acc; };
+  };
+  static constexpr int INPUT_STAGES = 3;
+  static constexpr int NUM_CONSUMER_WARPGROUPS = 2;
+  static constexpr int PRODUCER_ARRIVALS = 1;
+  static constexpr int CONSUMER_ARRIVALS = 8; // lane 0 of each consumer warp
+  static constexpr int MAX_SHARED_MEMORY = 160 * 1024;
+
+  __device__ static int stages_of(const layout::globals &g, int m, int n, int w) {
+    return 1 + (m + n + w) % g.k_iters;
+  }
+  __device__ static void common_setup(lcf::common_args<ahead_gemm> &a) {
+    const int task = a.task_iter * gridDim.x + blockIdx.x;
+    if (task >= a.globals.m_tiles * a.globals.n_tiles) { a.num_iters = -1; return; }
+    a.common.m = task / a.globals.n_tiles;
+    a.common.n = task % a.globals.n_tiles;
+    // The producer loads what the longer of the two warpgroups needs.
+    a.num_iters = max(stages_of(a.globals, a.common.m, a.common.n, 0), stages_of(a.globals, a.common.m, a.common.n, 1));
+  }
+  struct producer {
+    __device__ static void setup(lcf::producer_setup_args<ahead_gemm> &) {}
+    __device__ static void load(lcf::producer_load_args<ahead_gemm> &a) {
+      if (warpgroup::laneid() == 0) {
+        expect(a.inputs_arrived, a.input.b);
+        tma::load_async(a.input.b, a.globals.B, {0, 0, a.iter, a.common.n}, a.inputs_arrived);
+      }
+    }
+  };
+  struct consumer {
+    __device__ static void setup(lcf::consumer_setup_args<ahead_gemm> &a) {
+      const int w = warpgroupid();
+      zero(a.state.acc);
+      a.compute_iters = stages_of(a.globals, a.common.m, a.common.n, w);
+      if (warpgroup::laneid() == 0) {
+        if (a.task_iter == 0) { // the first task loads its own tile
+          expect_bytes(a.setup_arrived, sizeof(a_tile));
+          tma::load_async(a.scratch.a[0][w], a.globals.A, {0, 0, 2 * a.common.m + w, 0}, a.setup_arrived);
+        }
+        if (a.next_num_iters >= 0) { // every task loads the next one's
+          expect_bytes(a.next_setup_arrived, sizeof(a_tile));
+          tma::load_async(a.scratch.a[(a.task_iter + 1) & 1][w], a.globals.A, {0, 0, 2 * a.next_common.m + w, 0},
+                          a.next_setup_arrived);
+        }
+      }
+      wait(a.setup_arrived, a.setup_phase);
+    }
+    __device__ static void compute(lcf::consumer_compute_args<ahead_gemm> &a) {
+      warpgroup::mma_AB(a.state.acc, a.scratch.a[a.task_iter & 1][warpgroupid()], a.input.b);
+      warpgroup::mma_async_wait<0>();
+      if (laneid() == 0) arrive(a.inputs_finished);
+    }
+    __device__ static void finish(lcf::consumer_finish_args<ahead_gemm> &a) {
+      const int w = warpgroupid();
+      warpgroup::store(a.scratch.c[w], a.state.acc);
+      fence_async_shared();
+      warpgroup::sync(1 + w);
+      if (warpgroup::laneid() == 0) {
+        tma::store_async(a.globals.C, a.scratch.c[w], {0, 0, 2 * a.common.m + w, a.common.n});
+        tma::store_commit_group();
+        tma::store_async_read_wait<0>();
+      }
+      warpgroup::sync(1 + w);
+      if (laneid() == 0) arrive(a.finish_finished);
+    }
+  };
+};
+static_assert(!lcf::traits<ahead_gemm>::HAS_FINISH, "no finish block: the consumers do not meet between tasks");
+
 int main() {
   using harness::dbuf;
   const int M = 640, N = 384, K = 448;
@@ -124,5 +215,27 @@ int main() {
       ref_t[m * N + n] = acc;
     }
   harness::expect_close("LCF GEMM with compute_iters lowered per task", dc.download(), ref_t, 1e-2, 8e-3);
+
+  // Tiles loaded one task ahead, warpgroups apart: 30 tasks on 7 blocks (4 or 5 each).
+  {
+    const int M2 = 1280, N2 = 384, K2 = 256, k_iters = K2 / 64;
+    auto ha2 = harness::randn<bf16>(M2 * 64), hb2 = harness::randn<bf16>(K2 * N2);
+    dbuf<bf16> da2(M2 * 64), db2(K2 * N2), dc2(M2 * N2);
+    da2.upload(ha2); db2.upload(hb2); dc2.poison();
+    ahead_gemm::layout::globals g2{make_tile_map<ahead_gemm::a_tile>(G(da2.p, 1, 1, M2, 64)),
+                                   make_tile_map<ahead_gemm::b_tile>(G(db2.p, 1, 1, K2, N2)),
+                                   make_tile_map<ahead_gemm::c_tile>(G(dc2.p, 1, 1, M2, N2)), M2 / 128, N2 / 128, k_iters};
+    CHECK_CUDA(lcf::launch<ahead_gemm>(g2, 7));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<double> ref2(size_t(M2) * N2, 0.0);
+    for (int r = 0; r < M2; ++r)
+      for (int c = 0; c < N2; ++c) {
+        const int k_end = 64 * (1 + (r / 128 + c / 128 + (r / 64) % 2) % k_iters);
+        double acc = 0.0;
+        for (int k = 0; k < k_end; ++k) acc += double(ha2[r * 64 + k % 64]) * double(hb2[k * N2 + c]);
+        ref2[size_t(r) * N2 + c] = acc;
+      }
+    harness::expect_close("LCF setup loads one task ahead, warpgroups apart", dc2.download(), ref2, 1e-2, 8e-3);
+  }
   return harness::finish("lcf");
 }

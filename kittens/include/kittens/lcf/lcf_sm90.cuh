@@ -38,6 +38,10 @@
  *    in flight), in which case the last iteration releases its own stage too.
  *  - consumer::setup may load into the scratch block through its warpgroup's `setup_arrived`
  *    (one arrival with the byte count, then a wait on `setup_phase`), at most once per task.
+ *    It may instead load the block's next task's tiles ahead (`next_common`, when
+ *    `next_num_iters >= 0`) on `next_setup_arrived`, into scratch the current task does not
+ *    use; the next task then waits on its own `setup_arrived` without loading. Either way each
+ *    task's `setup_arrived` receives exactly one armed load (or none, in every task).
  *  - consumer::setup may lower its warpgroup's `compute_iters` (num_iters by default) when the
  *    warpgroup needs only the task's first stages: compute then runs on those, and the template
  *    releases the others (waiting for each, one arrival per warp). Only with CONSUMER_ARRIVALS
@@ -45,6 +49,11 @@
  *    through prev_inputs_finished).
  *  - consumer::finish must make CONSUMER_ARRIVALS arrivals on `finish_finished` once the
  *    finish block may be overwritten (after store_async_read_wait for TMA stores).
+ *  - With a finish block, all consumers meet (barrier 14) before finish, since it may alias
+ *    stages another warpgroup still reads. Without one they do not: each warpgroup goes on to
+ *    its finish and its next task on its own, bounded only by the stage ring, so hooks that
+ *    share scratch between warpgroups must synchronise it themselves (and `finish_finished`
+ *    may then count one warpgroup's arrival for a task beside another's for the one before).
  *  - Named barriers LCF_BARRIER_{PRODUCERS, CONSUMERS, ALL} (13, 14, 15) belong to the
  *    template; 0 is __syncthreads; hooks may use 1..12.
  *
@@ -185,13 +194,19 @@ template <class K> struct producer_load_args : common_args<K> {
 };
 template <class K> struct consumer_setup_args : common_args<K> {
   typename traits<K>::consumer_state &state;
-  /// This warpgroup's own semaphore for loads it issues in setup (e.g. its Q tile into the
+  /// This warpgroup's own semaphore for this task's setup loads (e.g. its Q tile into the
   /// scratch block): arm it with expect_bytes from one thread, then wait(setup_arrived,
-  /// setup_phase). The phase assumes one load per task: use it in every task or in none.
+  /// setup_phase). Two semaphores alternate by task; each must receive exactly one armed load
+  /// per task (here or through the previous task's next_setup_arrived), or none in any task.
   semaphore &setup_arrived;
   int setup_phase;
   /// Stages of this task this warpgroup computes on: num_iters unless setup lowers it.
   int &compute_iters;
+  /// The block's next task (next_num_iters < 0: none), and the semaphore its setup will wait
+  /// on: a setup may load the next task's tiles now, into scratch this task does not use.
+  const typename traits<K>::common_state &next_common;
+  int next_num_iters;
+  semaphore &next_setup_arrived;
 };
 template <class K> struct consumer_compute_args : common_args<K> {
   typename traits<K>::consumer_state &state;
@@ -206,6 +221,9 @@ template <class K> struct consumer_finish_args : common_args<K> {
   typename traits<K>::consumer_state &state;
   typename traits<K>::finish_block &finish;
   semaphore &finish_finished;
+  /// As in setup (< 0: this is the block's last task). A finish whose TMA store reads scratch
+  /// that only the next task's setup reuses may leave the read wait to that setup, except here.
+  int next_num_iters;
 };
 
 /// The LCF kernel. Launch with traits<K>::NUM_THREADS threads and DYNAMIC_SHARED_BYTES (see launch()).
@@ -215,7 +233,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   constexpr int S = TR::INPUT_STAGES;
   extern __shared__ char lcf_smem_raw[];
   __shared__ semaphore inputs_arrived[S], inputs_finished[S], finish_finished;
-  __shared__ semaphore setup_arrived[TR::NUM_CONSUMER_WARPGROUPS];
+  __shared__ semaphore setup_arrived[2][TR::NUM_CONSUMER_WARPGROUPS]; // alternating by task
 
   shared_allocator alloc(lcf_smem_raw);
   char *base = alloc.ptr;
@@ -232,7 +250,10 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       init_semaphore(inputs_finished[s], TR::CONSUMER_ARRIVALS);
     }
     init_semaphore(finish_finished, TR::CONSUMER_ARRIVALS);
-    for (int w = 0; w < TR::NUM_CONSUMER_WARPGROUPS; ++w) init_semaphore(setup_arrived[w], 1);
+    for (int w = 0; w < TR::NUM_CONSUMER_WARPGROUPS; ++w) {
+      init_semaphore(setup_arrived[0][w], 1);
+      init_semaphore(setup_arrived[1][w], 1);
+    }
     fence_semaphore_init();
   }
   named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
@@ -266,13 +287,22 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
     warpgroup::increase_registers<TR::CONSUMER_REGISTERS>();
     typename TR::consumer_state state{};
     ring_phases ph;
-    for (int task_iter = 0;; ++task_iter) {
-      int num_iters = -1;
-      common_args<K> ca{common, task_iter, num_iters, g, scratch};
+    // Consumers know the block's next task one task ahead, so that setup may load its tiles early.
+    typename TR::common_state next{};
+    int num_iters = -1;
+    {
+      common_args<K> ca{common, 0, num_iters, g, scratch};
       K::common_setup(ca);
-      if (num_iters < 0) break;
+    }
+    for (int task_iter = 0; num_iters >= 0; ++task_iter) {
+      int next_iters = -1;
+      common_args<K> na{next, task_iter + 1, next_iters, g, scratch};
+      K::common_setup(na);
       int compute_iters = num_iters;
-      consumer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state, setup_arrived[warpgroupid()], task_iter & 1, compute_iters};
+      const int wg = warpgroupid();
+      consumer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state,
+                                setup_arrived[task_iter & 1][wg], (task_iter >> 1) & 1, compute_iters,
+                                next, next_iters, setup_arrived[(task_iter + 1) & 1][wg]};
       K::consumer::setup(sa);
       if (compute_iters > num_iters) compute_iters = num_iters;
       int it = 0;
@@ -297,9 +327,12 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
         __trap(); // lowering compute_iters needs one arrival per consumer warp (see the contract)
       }
       // Every consumer must be done reading the stages before finish overwrites aliased ones.
-      named_sync(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
-      consumer_finish_args<K> fa{{common, task_iter, num_iters, g, scratch}, state, finish, finish_finished};
+      // Without a finish block nothing is shared: each warpgroup goes on at its own pace.
+      if constexpr (TR::HAS_FINISH) named_sync(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
+      consumer_finish_args<K> fa{{common, task_iter, num_iters, g, scratch}, state, finish, finish_finished, next_iters};
       K::consumer::finish(fa);
+      common = next;
+      num_iters = next_iters;
     }
   }
 }
