@@ -364,23 +364,25 @@ private:
     }
   }
 
-  /// An index expression on the device.
-  std::string deviceIndex(const ir::IndexExpr &e) const {
+  /// An index expression on the device; grid indices are read from `common`
+  /// (the next task's in a setup that loads ahead).
+  std::string deviceIndex(const ir::IndexExpr &e,
+                          const std::string &common = "args.common.") const {
     return e.render([&](const ir::IndexExpr &leaf) {
       if (leaf.kind == ir::IndexExpr::Kind::Size)
         return "args.globals." + leaf.name;
-      return leaf.name == k.loop.name ? std::string("args.iter") : "args.common." + leaf.name;
+      return leaf.name == k.loop.name ? std::string("args.iter") : common + leaf.name;
     });
   }
 
-  std::string coordExpr(const ir::Coord &c) const {
+  std::string coordExpr(const ir::Coord &c, const std::string &common = "args.common.") const {
     if (c.expr)
-      return deviceIndex(*c.expr);
+      return deviceIndex(*c.expr, common);
     if (c.var.empty())
       return "0";
     if (c.var == k.loop.name)
       return "args.iter";
-    return "args.common." + c.var;
+    return common + c.var;
   }
 
   /// kittens' 4-D coordinate {b, d, r, c} for an access of rank 1 to 4.

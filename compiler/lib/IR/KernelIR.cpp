@@ -302,10 +302,14 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
     os << "  store " << k.globals[k.store->global].name << coords(k.store->coords) << " = "
        << k.state[k.store->state].name << " (tma)\n";
   const Plan &p = k.plan;
-  if (p.stages)
+  if (p.stages) {
     os << "  plan smem: stages=" << p.stages << " stage_bytes=" << p.stageBytes
        << " finish_bytes=" << p.finishBytes << " safe_stages=" << p.safeStages
-       << " dynamic_bytes=" << p.dynamicSharedBytes << "\n";
+       << " dynamic_bytes=" << p.dynamicSharedBytes;
+    if (!k.warpgroupTiles.empty())
+      os << " scratch_bytes=" << p.scratchBytes << " setup_buffers=" << p.setupBuffers;
+    os << "\n";
+  }
   if (p.consumerRegisters)
     os << "  plan registers: producer=" << p.producerRegisters
        << " consumer=" << p.consumerRegisters << " accumulator=" << p.accumulatorRegisters << "\n";

@@ -44,11 +44,13 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   for (const ir::Load &load : kernel.loads)
     loaded += padded(kernel.stageTiles[load.tile].bytes());
   plan.stageBytes = padded(loaded);
-  // Per-warpgroup tiles live outside the ring, one copy per warpgroup.
-  plan.scratchBytes = 0;
+  // Per-warpgroup tiles live outside the ring, one copy per warpgroup (two
+  // when setup loads the next task's while this task runs; decided below).
+  int warpgroupTileBytes = 0;
   for (const ir::WarpgroupTile &tile : kernel.warpgroupTiles)
-    plan.scratchBytes += padded(tile.bytes() * kernel.consumerWarpgroups);
-  plan.scratchBytes = padded(plan.scratchBytes);
+    warpgroupTileBytes += padded(tile.bytes() * kernel.consumerWarpgroups);
+  plan.setupBuffers = 1;
+  plan.scratchBytes = padded(warpgroupTileBytes);
   // The finish stages a stored tile in bf16 for the TMA store, unless a
   // per-warpgroup tile of its shape can hold it.
   plan.finishBytes = 0;
@@ -86,6 +88,25 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
     Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, plan.scratchBytes, budget);
     return l.stagesEnd <= budget && l.safeStages >= 1;
   };
+
+  // Setup loads into per-warpgroup tiles wait at the start of every task. A
+  // second copy of those tiles lets each task's setup load the next task's
+  // instead, hidden behind this task's stages: worth it when the ring keeps
+  // the stages asked for, or at least two under `auto`.
+  bool setupLoads = kernel.program && llvm::any_of(kernel.program->setup, [](const auto &op) {
+                      return op.kind == ir::ProgramOp::Kind::LoadTile;
+                    });
+  if (setupLoads) {
+    int single = plan.scratchBytes;
+    plan.scratchBytes = padded(2 * warpgroupTileBytes);
+    bool fitsTwo = kernel.requestedStages && !kernel.requestedStages->isAuto
+                       ? fits(static_cast<int>(kernel.requestedStages->count))
+                       : fits(2);
+    if (fitsTwo)
+      plan.setupBuffers = 2;
+    else
+      plan.scratchBytes = single;
+  }
 
   int stages = 0;
   if (kernel.requestedStages && !kernel.requestedStages->isAuto) {

@@ -292,6 +292,7 @@ struct Plan {
   std::vector<int> finishBarrierIds; ///< one named barrier per consumer warpgroup
   int groupRows = 0;                 ///< grouped task order: tile rows per group (0: linear)
   int scratchBytes = 0;              ///< warpgroup tiles, outside the stage ring
+  int setupBuffers = 0;              ///< warpgroup tile copies (2: loaded a task ahead)
   int setupBytes = 0;                ///< bytes each warpgroup's setup loads arm
 };
 
