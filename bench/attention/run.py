@@ -14,7 +14,9 @@ same cache as python/gpu_tests). For every configuration and baseline: the
 outputs (poisoned with NaN) are first checked against the baseline's
 (relative Frobenius error of O at most 1e-2, every row written); then 10
 warm-up runs of each, then 30 rounds of one run of each, the order swapped
-every round, each run bracketed by its own CUDA events. TFLOP/s are from the
+every round, each run bracketed by its own CUDA events, the host queueing the
+rounds while the GPU sleeps so that the times are the GPU's (bench/timing.py).
+TFLOP/s are from the
 medians of each side; the ratio is the median of the per-round ratios
 (baseline time / our time: above 1 means ours is faster). Our kernel is timed
 through Kernel.launch on prepared pointers, so the Python argument checks of a
@@ -37,6 +39,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 import tkc  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from timing import paired_times  # noqa: E402
+
 SPEC = ROOT / "kernels-spec" / "attention_fwd.yaml"
 TOKENS = 16384
 HIDDEN = 2048
@@ -58,26 +63,6 @@ def is_causal(kernel):
     if "causal" in kernel.params:
         return kernel.params["causal"] == "true"
     return "causal" in kernel.name
-
-
-def paired_times(ours, base, warmup=WARMUP, rounds=ROUNDS):
-    """Milliseconds of `ours` and `base` over `rounds` rounds of one run each,
-    which goes first alternating round by round."""
-    for _ in range(warmup):
-        ours()
-        base()
-    events = [[torch.cuda.Event(enable_timing=True) for _ in range(4)] for _ in range(rounds)]
-    for r in range(rounds):
-        order = ((0, ours), (1, base)) if r % 2 == 0 else ((1, base), (0, ours))
-        for side, fn in order:
-            start, end = events[r][2 * side], events[r][2 * side + 1]
-            start.record()
-            fn()
-            end.record()
-    torch.cuda.synchronize()
-    t_ours = [e[0].elapsed_time(e[1]) for e in events]
-    t_base = [e[2].elapsed_time(e[3]) for e in events]
-    return t_ours, t_base
 
 
 def rel_err(out, ref):
@@ -167,7 +152,7 @@ def main():
                     print("FAIL %s: rel_err %.3e against %s, %d rows unwritten; not timed"
                           % (what, err, name, unwritten), flush=True)
                     continue
-                t_ours, t_base = paired_times(ours, base)
+                t_ours, t_base = paired_times(ours, base, rounds=ROUNDS, warmup=WARMUP)
             ours_tflops = flops / statistics.median(t_ours) / 1e9
             base_tflops = flops / statistics.median(t_base) / 1e9
             ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))

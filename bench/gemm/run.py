@@ -6,10 +6,11 @@
 The library is the generated gemm.cu linked with bench/gemm/tkc_gemm_ext.cu.
 Every timed kernel is first checked against an fp32 reference on the same
 random inputs (output poisoned with NaN before the run). Timing: bf16 random
-normal inputs; after warm-up, the generated kernel and the baseline run
-alternately, each run bracketed by its own CUDA events, so that both see the
-same clock changes of a power-limited card; the ratio reported is the median
-of the per-pair ratios, the TFLOP/s the medians of each side.
+normal inputs; bench/timing.py's paired protocol, 200 rounds after 20 warm-up
+runs of each (alternating, each run bracketed by its own CUDA events, the host
+queueing the rounds while the GPU sleeps, so that the times are the GPU's);
+the ratio reported is the median of the per-round ratios, the TFLOP/s the
+medians of each side.
 """
 import argparse
 import ctypes
@@ -17,11 +18,15 @@ import datetime
 import json
 import os
 import subprocess
+import sys
 
 import statistics
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from timing import paired_times  # noqa: E402
 
 SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
           (8192, 8192, 28672), (16384, 4096, 4096), (4096, 14336, 4096)]
@@ -55,25 +60,6 @@ def reference(A, B, transpose_b, epilogue, bias, R):
     if epilogue == "residual":
         ref = ref + R.float()
     return ref
-
-
-def paired_times(ours, base, pairs=200, warmup=20):
-    """Milliseconds of `ours` and `base`, run alternately `pairs` times."""
-    for _ in range(warmup):
-        ours()
-        base()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(4 * pairs)]
-    for i in range(pairs):
-        for j, fn in enumerate((ours, base)):
-            start, end = events[2 * i + j]
-            start.record()
-            fn()
-            end.record()
-    torch.cuda.synchronize()
-    t_ours = [events[2 * i][0].elapsed_time(events[2 * i][1]) for i in range(pairs)]
-    t_base = [events[2 * i + 1][0].elapsed_time(events[2 * i + 1][1]) for i in range(pairs)]
-    return t_ours, t_base
 
 
 def rel_err(out, ref):
@@ -119,7 +105,8 @@ def main():
             err = rel_err(C, reference(A, Bop, tb, epi, bias, None))
             if unwritten or not err <= 1e-2:
                 raise SystemExit(f"{variant} {M}x{N}x{K}: rel_err {err:.3e}, {unwritten} unwritten")
-            t_ours, t_base = paired_times(lambda: gemm(variant, A, Bop, C, bias), baseline)
+            t_ours, t_base = paired_times(lambda: gemm(variant, A, Bop, C, bias), baseline,
+                                          rounds=200, warmup=20)
             ours = flops / statistics.median(t_ours) / 1e9
             base = flops / statistics.median(t_base) / 1e9
             ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))
