@@ -249,6 +249,17 @@ public:
               v.step);
     w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", k.loop.name,
             k.loop.size.str(), k.loop.step);
+    if (k.plan.rowsFromEnd) {
+      const std::string &stop = k.loopBound.stopVar;
+      const ir::IterVar &task =
+          *llvm::find_if(k.tasks, [&](const ir::IterVar &v) { return v.name == stop; });
+      w.comment(fmt::format("The tasks of '{}' end at its last block of 64 rows; the first starts "
+                            "this many blocks before row 0.",
+                            stop));
+      w.linef("globals.{0}_lead = static_cast<int>((long long)globals.{0}_count * {1} - ({2} + "
+              "63) / 64);",
+              stop, k.consumerWarpgroups, task.size.str());
+    }
     if (k.program) {
       for (const std::string &size : ir::launchSizeSymbols(k))
         w.linef("globals.{0} = static_cast<int>({0});", size);

@@ -318,7 +318,10 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
        << " consumer_arrivals=" << p.consumerArrivals << " expect_bytes=" << p.expectBytes
        << " finish_barriers=[";
     llvm::interleave(p.finishBarrierIds, os, ", ");
-    os << "] group_rows=" << p.groupRows << "\n";
+    os << "] group_rows=" << p.groupRows;
+    if (p.rowsFromEnd)
+      os << " rows_from_end=" << k.loopBound.stopVar;
+    os << "\n";
   }
 }
 

@@ -16,6 +16,72 @@ constexpr int kLastUserBarrier = 12;
 /// Grouped task order: tiles of this many task rows are walked column by
 /// column so that neighbouring blocks share their A and B tiles in L2.
 constexpr int kGroupRows = 8;
+/// Rows of one consumer warpgroup's share of a task.
+constexpr int kWarpgroupRows = 64;
+
+bool mentions(const ir::IndexExpr &e, const std::string &var) {
+  return (e.kind == ir::IndexExpr::Kind::Var && e.name == var) ||
+         llvm::any_of(e.operands, [&](const ir::IndexExpr &o) { return mentions(o, var); });
+}
+
+bool mentions(const ir::Coord &c, const std::string &var) {
+  return c.var == var || (c.expr && mentions(*c.expr, var));
+}
+
+/// Whether `e` uses `var` other than as `row(var)`.
+bool usesOtherThanRow(const ir::Elementwise &e, const std::string &var) {
+  if (e.kind == ir::Elementwise::Kind::ColIndex && e.var == var)
+    return true;
+  return llvm::any_of(e.operands,
+                      [&](const ir::Elementwise &o) { return usesOtherThanRow(o, var); });
+}
+
+/// Whether task index `var` places rows only through warpgroup rows: the row
+/// coordinate of per-warpgroup tile accesses and row stores, and `row(var)`.
+/// Only then may its tasks start anywhere but at a multiple of their step.
+bool placesOnlyWarpgroupRows(const ir::Kernel &kernel, const std::string &var) {
+  for (const ir::Load &load : kernel.loads)
+    if (llvm::any_of(load.coords, [&](const ir::Coord &c) { return mentions(c, var); }))
+      return false;
+  const ir::Program &prog = *kernel.program;
+  for (const ir::RegValue &v : prog.values)
+    if (v.bound && v.bound->var == var)
+      return false;
+  for (const auto *ops : {&prog.setup, &prog.compute, &prog.finish})
+    for (const ir::ProgramOp &op : *ops) {
+      if (usesOtherThanRow(op.expr, var))
+        return false;
+      size_t rowDim = op.coords.size();
+      if (op.kind == ir::ProgramOp::Kind::LoadTile || op.kind == ir::ProgramOp::Kind::StoreTile)
+        rowDim = op.coords.size() - 2;
+      else if (op.kind == ir::ProgramOp::Kind::StoreRows)
+        rowDim = op.coords.size() - 1;
+      for (size_t d = 0; d < op.coords.size(); ++d)
+        if (mentions(op.coords[d], var) && (d != rowDim || op.coords[d].expr))
+          return false;
+      // A warpgroup before row 0 stores nothing only if every store is placed by `var`.
+      bool store =
+          op.kind == ir::ProgramOp::Kind::StoreTile || op.kind == ir::ProgramOp::Kind::StoreRows;
+      if (store && (op.coords[rowDim].var != var || op.coords[rowDim].expr))
+        return false;
+    }
+  return true;
+}
+
+/// A loop that stops at the task's rows makes the task with the last rows
+/// the longest; when those rows are a partial task (a size that is not a
+/// multiple of the task's rows), its idle warpgroups leave the longest task
+/// to the others. Aligning the tasks to the end moves the partial one to the
+/// start, where it is the shortest.
+bool alignRowsToEnd(const ir::Kernel &kernel) {
+  const std::string &var = kernel.loopBound.stopVar;
+  if (!kernel.program || var.empty() || kernel.consumerWarpgroups < 2)
+    return false;
+  auto task = llvm::find_if(kernel.tasks, [&](const ir::IterVar &v) { return v.name == var; });
+  TKC_INTERNAL_ASSERT(task != kernel.tasks.end(), "the loop stops at an unknown task index");
+  return task->step == int64_t{kWarpgroupRows} * kernel.consumerWarpgroups &&
+         placesOnlyWarpgroupRows(kernel, var);
+}
 } // namespace
 
 bool planSynchronization(ir::Kernel &kernel, DiagnosticEngine &) {
@@ -38,6 +104,7 @@ bool planSynchronization(ir::Kernel &kernel, DiagnosticEngine &) {
   TKC_INTERNAL_ASSERT(plan.finishBarrierIds.back() <= kLastUserBarrier,
                       "more finish barriers than named barrier ids");
   plan.groupRows = kernel.groupedOrder ? kGroupRows : 0;
+  plan.rowsFromEnd = alignRowsToEnd(kernel);
   return true;
 }
 

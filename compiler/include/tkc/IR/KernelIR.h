@@ -294,6 +294,11 @@ struct Plan {
   int scratchBytes = 0;              ///< warpgroup tiles, outside the stage ring
   int setupBuffers = 0;              ///< warpgroup tile copies (2: loaded a task ahead)
   int setupBytes = 0;                ///< bytes each warpgroup's setup loads arm
+  /// The loop stops at the task's rows (LoopBound::stopVar), and the tasks of
+  /// that index end at its size: the last task is whole and the first takes
+  /// the 64-row blocks left over, its leading warpgroups lying before row 0
+  /// (idle). A partial task is then the shortest of a head, not the longest.
+  bool rowsFromEnd = false;
 };
 
 struct Kernel {
