@@ -251,8 +251,7 @@ public:
             k.loop.size.str(), k.loop.step);
     if (k.plan.rowsFromEnd) {
       const std::string &stop = k.loopBound.stopVar;
-      const ir::IterVar &task =
-          *llvm::find_if(k.tasks, [&](const ir::IterVar &v) { return v.name == stop; });
+      const ir::IterVar &task = ir::stopTask(k);
       w.comment(fmt::format("The tasks of '{}' end at its last block of 64 rows; the first starts "
                             "this many blocks before row 0.",
                             stop));

@@ -64,9 +64,16 @@ std::string IndexExpr::str() const {
   return text;
 }
 
-bool IndexExpr::usesVar() const {
-  return kind == Kind::Var ||
-         llvm::any_of(operands, [](const IndexExpr &o) { return o.usesVar(); });
+bool IndexExpr::usesVar(const std::string &name) const {
+  return (kind == Kind::Var && (name.empty() || this->name == name)) ||
+         llvm::any_of(operands, [&](const IndexExpr &o) { return o.usesVar(name); });
+}
+
+const IterVar &stopTask(const Kernel &kernel) {
+  const std::string &stop = kernel.loopBound.stopVar;
+  auto task = llvm::find_if(kernel.tasks, [&](const IterVar &v) { return v.name == stop; });
+  TKC_INTERNAL_ASSERT(task != kernel.tasks.end(), "the loop stops at an unknown task index");
+  return *task;
 }
 
 int valueRegisters(const RegValue &v, int consumerWarpgroups) {

@@ -19,13 +19,8 @@ constexpr int kGroupRows = 8;
 /// Rows of one consumer warpgroup's share of a task.
 constexpr int kWarpgroupRows = 64;
 
-bool mentions(const ir::IndexExpr &e, const std::string &var) {
-  return (e.kind == ir::IndexExpr::Kind::Var && e.name == var) ||
-         llvm::any_of(e.operands, [&](const ir::IndexExpr &o) { return mentions(o, var); });
-}
-
 bool mentions(const ir::Coord &c, const std::string &var) {
-  return c.var == var || (c.expr && mentions(*c.expr, var));
+  return c.var == var || (c.expr && c.expr->usesVar(var));
 }
 
 /// Whether `e` uses `var` other than as `row(var)`.
@@ -77,9 +72,7 @@ bool alignRowsToEnd(const ir::Kernel &kernel) {
   const std::string &var = kernel.loopBound.stopVar;
   if (!kernel.program || var.empty() || kernel.consumerWarpgroups < 2)
     return false;
-  auto task = llvm::find_if(kernel.tasks, [&](const ir::IterVar &v) { return v.name == var; });
-  TKC_INTERNAL_ASSERT(task != kernel.tasks.end(), "the loop stops at an unknown task index");
-  return task->step == int64_t{kWarpgroupRows} * kernel.consumerWarpgroups &&
+  return ir::stopTask(kernel).step == int64_t{kWarpgroupRows} * kernel.consumerWarpgroups &&
          placesOnlyWarpgroupRows(kernel, var);
 }
 } // namespace

@@ -101,8 +101,8 @@ struct IndexExpr {
   /// C++ with every operation parenthesised; `leaf` spells grid indices and
   /// sizes (numbers are spelt as numbers).
   std::string render(const std::function<std::string(const IndexExpr &)> &leaf) const;
-  /// Whether a grid index occurs in it.
-  bool usesVar() const;
+  /// Whether a grid index occurs in it (`name` empty), or the one named.
+  bool usesVar(const std::string &name = {}) const;
 };
 
 /// One coordinate of a tile access, in units of the tile: an iteration
@@ -337,6 +337,9 @@ struct Kernel {
 /// globals. Shared by the CUDA and manifest emitters, so that the launcher and
 /// its description cannot disagree.
 std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
+
+/// The task index the loop stops at (LoopBound::stopVar); the kernel must have one.
+const IterVar &stopTask(const Kernel &kernel);
 
 /// Threads of a warpgroup.
 inline constexpr int kWarpgroupThreads = 128;
