@@ -64,9 +64,9 @@ std::string IndexExpr::str() const {
   return text;
 }
 
-bool IndexExpr::usesVar(const std::string &name) const {
-  return (kind == Kind::Var && (name.empty() || this->name == name)) ||
-         llvm::any_of(operands, [&](const IndexExpr &o) { return o.usesVar(name); });
+bool IndexExpr::usesVar(const std::string &var) const {
+  return (kind == Kind::Var && (var.empty() || name == var)) ||
+         llvm::any_of(operands, [&](const IndexExpr &o) { return o.usesVar(var); });
 }
 
 const IterVar &stopTask(const Kernel &kernel) {

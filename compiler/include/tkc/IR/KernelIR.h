@@ -101,8 +101,8 @@ struct IndexExpr {
   /// C++ with every operation parenthesised; `leaf` spells grid indices and
   /// sizes (numbers are spelt as numbers).
   std::string render(const std::function<std::string(const IndexExpr &)> &leaf) const;
-  /// Whether a grid index occurs in it (`name` empty), or the one named.
-  bool usesVar(const std::string &name = {}) const;
+  /// Whether a grid index occurs in it (`var` empty), or the one named `var`.
+  bool usesVar(const std::string &var = {}) const;
 };
 
 /// One coordinate of a tile access, in units of the tile: an iteration
