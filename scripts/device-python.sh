@@ -19,7 +19,7 @@ gen=.gen-py
 
 if [[ "${1:-}" == "prepare" ]]; then
   rm -rf "$gen"
-  cmake --install build --prefix "$gen/prefix" >/dev/null
+  cmake --install build --prefix "$gen/prefix" --strip >/dev/null
   # Every library tkc loads, the C library and its loader included, and a
   # wrapper that runs tkc through that loader: the GPU machine may have an
   # older glibc, and nothing else there sees these libraries.
@@ -27,9 +27,13 @@ if [[ "${1:-}" == "prepare" ]]; then
   ldd "$gen/prefix/bin/tkc" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
     while read -r lib; do cp -L "$lib" "$gen/lib/$(basename "$lib")"; done
   loader=$(basename "$(ldd "$gen/prefix/bin/tkc" | awk '$1 ~ /^\// {print $1}')")
+  # The wrapper names the binary's hash: tkc.load keys its cache by the file it runs, which is
+  # this wrapper, so a rebuilt tkc must change it.
+  hash=$(sha256sum "$gen/prefix/bin/tkc" | cut -d' ' -f1)
   cat > "$gen/bin/tkc" <<WRAP
 #!/bin/sh
 # tkc with the libraries it was built against (scripts/device-python.sh prepare).
+# tkc binary sha256: $hash
 here=\$(dirname "\$(readlink -f "\$0")")
 exec "\$here/../lib/$loader" --library-path "\$here/../lib" "\$here/../prefix/bin/tkc" "\$@"
 WRAP
