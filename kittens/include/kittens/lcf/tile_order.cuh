@@ -1,6 +1,6 @@
 /**
  * @file
- * @brief Task -> output-tile orders for persistent kernels (plain C++, host-tested).
+ * @brief Task orders for persistent kernels (plain C++, host-tested).
  *
  * `grouped_order` walks the output in groups of `group_rows` tile rows: inside a group it
  * goes down a column of tiles before moving right, so consecutive tasks (which run at the
@@ -12,6 +12,17 @@
  *     m=1:   1  3  5
  *     m=2:   6  8 10
  *     m=3:   7  9 11
+ *
+ * `serpentine_task` maps a block's task_iter to a task ordinal: round r hands ordinals
+ * r*G .. r*G + G-1 to the G blocks, left to right in even rounds and right to left in odd
+ * ones. When tasks come longest first (a causal head's), plain round-robin gives block 0 the
+ * longest task of every round and the last block the shortest, and the difference adds up
+ * over the rounds; going back and forth pairs a long one with a short one.
+ *
+ *     G = 4 blocks:   block  0  1  2  3
+ *         round 0:           0  1  2  3
+ *         round 1:           7  6  5  4
+ *         round 2:           8  9 10 11
  */
 #pragma once
 
@@ -31,6 +42,11 @@ KITTENS_HOST_DEVICE constexpr tile_mn grouped_order(int task, int m_tiles, int n
   const int rows_here = (m_tiles - first_m) < group_rows ? (m_tiles - first_m) : group_rows;
   const int in_group = task % per_group;
   return {first_m + in_group % rows_here, in_group / rows_here};
+}
+
+/// Task ordinal of a block's `task_iter`-th task, `blocks` blocks (serpentine rounds).
+KITTENS_HOST_DEVICE constexpr int serpentine_task(int task_iter, int blocks, int block) {
+  return task_iter * blocks + ((task_iter & 1) ? blocks - 1 - block : block);
 }
 
 } // namespace kittens
