@@ -34,6 +34,15 @@ using ir::Kernel;
 
 constexpr int kWarpRows = 16;
 
+/// Tasks whose loop stops at their own row (causal attention) come in one of two orders,
+/// chosen in the kernel from the stopping index's count: with at most this many tasks per
+/// value of the other indices (per head), those tasks run together (stopping index fastest),
+/// so that a head's keys and values are read from memory once and from L2 after; with more,
+/// the stopping index varies slowest (longest tasks first), which balances the blocks. Measured
+/// on an H100 (bench/NOTES.md, session 8): head-major is 1.13-1.56x faster at 3-16 tasks per
+/// head (N <= 2048) for D = 128 and 256, within +-3 % at 22-32, and 0.57-0.83x at 43 or more.
+constexpr int kStopFastestMaxCount = 16;
+
 /// How a kernel uses each of its globals.
 enum class Role { Unused, TmaLoad, TmaStore, RowVector, Tile, Rows };
 
