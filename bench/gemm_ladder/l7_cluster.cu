@@ -8,6 +8,7 @@
 // are done with it: every consumer warp releases the stage in its own block and in its
 // peer. 3 stages and a separate 64 KiB epilogue buffer (no aliasing, so no cluster-wide
 // finish protocol). Persistent over pairs of tiles in grouped order.
+#include "cluster.cuh"
 #include "harness.cuh"
 
 using namespace kittens;
@@ -29,31 +30,10 @@ struct globals {
 constexpr int SMEM = STAGES * sizeof(stage_t) + 2 * sizeof(c_tile) + 1024;
 constexpr uint32_t STAGE_TX = 128 * 64 * 2 + 64 * 256 * 2; // A + both halves of B
 
-__device__ inline uint32_t cluster_rank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-/// Every thread of both blocks; lanes of a warp may arrive apart (not .aligned).
-__device__ inline void cluster_sync_all() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-/// Arrive on the semaphore at the same shared-memory offset in block `cta` of the cluster.
-__device__ inline void arrive_cluster(semaphore &s, uint32_t cta) {
-  asm volatile("{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-               " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n"
-               ::"r"(smem_addr(&s)), "r"(cta) : "memory");
-}
-/// Load B tile half `t` into `dst` of every block in `mask`, completing bytes on the
-/// semaphore at the same offset in each.
-__device__ inline void load_multicast(void *dst, const tile_map<b_half> &m, coord t, semaphore &bar, uint16_t mask) {
-  int c[5];
-  tma::detail::tile_coords<b_half>(t, c);
-  asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-               " [%0], [%1, {%2, %3, %4, %5, %6}], [%7], %8;\n"
-               ::"r"(smem_addr(dst)), "l"(reinterpret_cast<uint64_t>(&m.map)), "r"(c[0]), "r"(c[1]), "r"(c[2]),
-                 "r"(c[3]), "r"(c[4]), "r"(smem_addr(&bar)), "h"(mask) : "memory");
-}
+using ladder::arrive_cluster;
+using ladder::cluster_rank;
+using ladder::cluster_sync_all;
+using ladder::load_multicast;
 
 __global__ __launch_bounds__(384, 1) void l7(const __grid_constant__ globals g) {
   extern __shared__ char raw[];
