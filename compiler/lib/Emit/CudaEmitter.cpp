@@ -38,10 +38,14 @@ constexpr int kWarpRows = 16;
 /// chosen in the kernel from the stopping index's count: with at most this many tasks per
 /// value of the other indices (per head), those tasks run together (stopping index fastest),
 /// so that a head's keys and values are read from memory once and from L2 after; with more,
-/// the stopping index varies slowest (longest tasks first), which balances the blocks. Measured
-/// on an H100 (bench/NOTES.md, session 8): head-major is 1.13-1.56x faster at 3-16 tasks per
-/// head (N <= 2048) for D = 128 and 256, within +-3 % at 22-32, and 0.57-0.83x at 43 or more.
+/// the stopping index varies slowest (longest tasks first), which balances the blocks. Only
+/// kernels whose stage ring is at most kStopFastestMaxStages deep take the first order: a
+/// deeper ring has enough loads in flight to hide the memory's latency. Measured on an H100
+/// (bench/NOTES.md, session 8): with two stages (D = 128, 256) head-major is 1.13-1.56x faster
+/// at 3-16 tasks per head (N <= 2048) and 1.01-1.02x at N = 2560 and 3072, but 0.57-0.83x at
+/// 43 or more; with five (D = 64) it gained at most 1.5 % and lost 13 % at N = 2560.
 constexpr int kStopFastestMaxCount = 16;
+constexpr int kStopFastestMaxStages = 2;
 
 /// How a kernel uses each of its globals.
 enum class Role { Unused, TmaLoad, TmaStore, RowVector, Tile, Rows };
