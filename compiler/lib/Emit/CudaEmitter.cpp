@@ -42,8 +42,9 @@ constexpr int kWarpRows = 16;
 /// kernels whose stage ring is at most kStopFastestMaxStages deep take the first order: a
 /// deeper ring has enough loads in flight to hide the memory's latency. Measured on an H100
 /// (bench/NOTES.md, session 8): with two stages (D = 128, 256) head-major is 1.13-1.56x faster
-/// at 3-16 tasks per head (N <= 2048) and 1.01-1.02x at N = 2560 and 3072, but 0.57-0.83x at
-/// 43 or more; with five (D = 64) it gained at most 1.5 % and lost 13 % at N = 2560.
+/// at 3-16 tasks per head (N <= 2048), 1.01-1.02x for D = 128 at 14 and 16 (N = 2560, 3072),
+/// 0.97-1.02x at 22-32, and 0.57-0.83x at 43 or more; with five (D = 64) it gained at most
+/// 1.5 % and lost 13 % at 14 (N = 2560).
 constexpr int kStopFastestMaxCount = 16;
 constexpr int kStopFastestMaxStages = 2;
 
