@@ -8,7 +8,10 @@ per configuration, FA3 protocol sizes.
 
     TKC_EXECUTABLE=... TKC_INCLUDE_DIR=... PYTHONPATH=python BASEC=$(mktemp -d) \
     NEWC=$(mktemp -d) VSED='s#...#...#' [DS=64,128] [CAUSAL=0,1] [NS=...] \
-    python3 bench/attention/probe_ab.py
+    [SPEC_NEW=other.yaml] python3 bench/attention/probe_ab.py
+
+SPEC_NEW builds the new side from another spec (the edits still apply); EDIT_TOOL names
+another wrapper in place of tkc-edit (e.g. variants/tkc-chunk).
 """
 import math, os, statistics, sys, threading
 from pathlib import Path
@@ -23,11 +26,12 @@ Ds = [int(x) for x in os.environ.get("DS", "64,128").split(",")]
 Ns = [int(x) for x in os.environ.get("NS", "512,1024,2048,4096,8192,16384").split(",")]
 CAUS = [c == "1" for c in os.environ.get("CAUSAL", "0,1").split(",")]
 mods = {}
-def ld(name, exe, cache):
-    mods[name] = tkc.load(spec, tkc=str(exe), cache_dir=cache, params={"D": Ds}, verbose=False)
 os.environ["TKC_REAL"] = os.environ["TKC_EXECUTABLE"]
-ts = [threading.Thread(target=ld, args=("base", os.environ["TKC_EXECUTABLE"], os.environ["BASEC"])),
-      threading.Thread(target=ld, args=("new", ROOT / "bench/attention/tkc-edit", os.environ["NEWC"]))]
+spec_new = Path(os.environ.get("SPEC_NEW", spec))
+def ld(name, exe, cache, spec):
+    mods[name] = tkc.load(spec, tkc=str(exe), cache_dir=cache, params={"D": Ds}, verbose=False)
+ts = [threading.Thread(target=ld, args=("base", os.environ["TKC_EXECUTABLE"], os.environ["BASEC"], spec)),
+      threading.Thread(target=ld, args=("new", os.environ.get("EDIT_TOOL", ROOT / "bench/attention/tkc-edit"), os.environ["NEWC"], spec_new))]
 [t.start() for t in ts]; [t.join() for t in ts]
 def pick(mod):
     out = {}
