@@ -532,10 +532,10 @@ private:
   }
 
   void parseIterVars(const yaml::Entry &section, const std::string &what,
-                     std::vector<spec::IterVar> &out) {
+                     std::vector<spec::IterVar> &out, const char *noun = "extent") {
     forEachDecl(section, what, /*allowEmpty=*/false,
                 [&](const Located<std::string> &name, const yaml::Entry &entry) {
-                  std::string extentWhat = "the extent of '" + name.value + "'";
+                  std::string extentWhat = std::string("the ") + noun + " of '" + name.value + "'";
                   const Node &value = *entry.value;
                   if (!expectKind(value, Node::Kind::Scalar, extentWhat))
                     return;
@@ -547,7 +547,8 @@ private:
   void parseGrid(const yaml::Entry &section, std::optional<spec::GridDecl> &out) {
     if (!expectKind(*section.value, Node::Kind::Mapping, "'grid'"))
       return;
-    static const KeySpec keys[] = {{"tasks", true}, {"loop", true}, {"order", false}};
+    static const KeySpec keys[] = {
+        {"tasks", true}, {"loop", true}, {"start", false}, {"order", false}};
     MapReader reader(*section.value, "'grid'", section.keyLoc, keys, diags);
     spec::GridDecl grid;
     grid.loc = section.keyLoc;
@@ -555,6 +556,8 @@ private:
       parseIterVars(*e, "'tasks' of 'grid'", grid.tasks);
     if (const yaml::Entry *e = reader.get("loop"))
       parseIterVars(*e, "'loop' of 'grid'", grid.loop);
+    if (const yaml::Entry *e = reader.get("start"))
+      parseIterVars(*e, "'start' of 'grid'", grid.start, "start");
     if (const yaml::Entry *e = reader.get("order")) {
       auto order = parseEnum<std::string>(*e->value, "task order", "'order' of 'grid'",
                                           {{"grouped", "grouped"}, {"linear", "linear"}});

@@ -4,9 +4,11 @@ ragged shape, for compute-sanitizer (memcheck, racecheck, synccheck):
     compute-sanitizer --tool racecheck python3 python/gpu_tests/attention_sanitize.py
 
 N = 193 (one full 192-row task and a one-row tail; a partial last key tile),
-B = 1, H = 4, H_kv = 2. The kernels were built (and cached) by the check step;
-outputs are poisoned and checked loosely against the fp32 reference so a run
-that computed nothing fails here too.
+B = 1, H = 4, H_kv = 2; the sliding-window kernels also at N = 1000 with a window
+of 100 keys, where the later tasks' loops start past the first key tile. The
+kernels were built (and cached) by the check step. Outputs are poisoned (NaN) and
+must come back finite in every row, so a run that left rows unwritten fails here
+too; their values are checked by the check step (test_attention.py).
 """
 import sys
 from pathlib import Path
@@ -22,21 +24,29 @@ def main():
     failures = 0
     for spec in (ta.ATTENTION, ta.SLIDING_WINDOW, ta.SOFTCAP):
         module = tkc.load(str(spec))
+        cases = [(193, {})]
+        if spec == ta.SLIDING_WINDOW:
+            cases.append((1000, {"window": 100.0}))
         for kernel in module.kernels.values():
-            D = ta.head_dim(kernel)
-            gen = torch.Generator(device="cuda").manual_seed(7)
-            B, H, H_kv, N = 1, 4, 2, 193
-            Q = torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
-            K = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
-            V = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
-            O = torch.full((B, H, N, D), float("nan"), device="cuda", dtype=torch.bfloat16)
-            L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
-            kernel(Q, K, V, out=(O, L))
-            torch.cuda.synchronize()
-            ok = bool(torch.isfinite(O.float()).all() and torch.isfinite(L).all())
-            print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: N={N} outputs finite={ok}")
-            failures += not ok
+            for N, scalars in cases:
+                failures += not run_once(kernel, N, scalars)
     return 1 if failures else 0
+
+
+def run_once(kernel, N, scalars):
+    D = ta.head_dim(kernel)
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    B, H, H_kv = 1, 4, 2
+    Q = torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+    K = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+    V = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+    O = torch.full((B, H, N, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+    L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
+    kernel(Q, K, V, out=(O, L), **scalars)
+    torch.cuda.synchronize()
+    ok = bool(torch.isfinite(O.float()).all() and torch.isfinite(L).all())
+    print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: N={N} {scalars} outputs finite={ok}")
+    return ok
 
 
 if __name__ == "__main__":

@@ -395,8 +395,16 @@ private:
     return e.render([&](const ir::IndexExpr &leaf) {
       if (leaf.kind == ir::IndexExpr::Kind::Size)
         return "args.globals." + leaf.name;
-      return leaf.name == k.loop.name ? std::string("args.iter") : common + leaf.name;
+      return leaf.name == k.loop.name ? loopIndex() : common + leaf.name;
     });
+  }
+
+  /// The loop index of the current stage: the iteration, counted from the
+  /// task's first tile when the loop has a start (LoopBound::start).
+  std::string loopIndex() const {
+    if (!k.loopBound.start)
+      return "args.iter";
+    return fmt::format("(args.common.{}_start + args.iter)", k.loop.name);
   }
 
   std::string coordExpr(const ir::Coord &c, const std::string &common = "args.common.") const {
@@ -405,7 +413,7 @@ private:
     if (c.var.empty())
       return "0";
     if (c.var == k.loop.name)
-      return "args.iter";
+      return loopIndex();
     return common + c.var;
   }
 

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 namespace tkc::ir {
 
 unsigned dtypeBytes(DType dtype) {
@@ -283,6 +285,11 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
     os << "  loop " << k.loop.name << " stops at " << k.loopBound.stopStep << " * ("
        << k.loopBound.stopVar << " + 1)"
        << (k.loopBound.perRow ? ", each consumer warpgroup after its own last row" : "") << "\n";
+  if (const auto &start = k.loopBound.start)
+    os << "  loop " << k.loop.name << " starts at the tile of max(0, row(" << k.loopBound.stopVar
+       << ") - " << (start->scalar.empty() ? std::to_string(start->constant) : start->scalar)
+       << (start->offset < 0 ? " - " : " + ") << std::abs(start->offset)
+       << "), row() the task's first\n";
   if (k.program)
     printProgram(k, os);
   for (unsigned z : k.zeroInit)

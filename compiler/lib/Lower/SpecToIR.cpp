@@ -31,6 +31,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <variant>
@@ -730,7 +731,7 @@ private:
         diags.report(DiagID::err_sema_loop_stop_step, expr.loc, task->name, task->step, *step);
         return ir::LoopBound{};
       }
-      return ir::LoopBound{task->name, *step};
+      return ir::LoopBound{task->name, *step, /*perRow=*/false, std::nullopt};
     }
     return std::nullopt;
   }
@@ -758,7 +759,7 @@ private:
                    var.kind == Expr::Kind::Name ? var.text : std::string("an expression"));
       return ir::LoopBound{};
     }
-    return ir::LoopBound{var.text, task->step, /*perRow=*/true};
+    return ir::LoopBound{var.text, task->step, /*perRow=*/true, std::nullopt};
   }
 
   /// `M / 128` as (size M, step 128); for the loop also
@@ -798,6 +799,69 @@ private:
     return std::nullopt;
   }
 
+  /// `start: {LOOP: row(TASK) - WINDOW + OFFSET}`: the terms of a sum of
+  /// `row(TASK)` once, integers, and at most one subtracted scalar or integer
+  /// constant. TASK must be the index the loop stops at.
+  void declareLoopStart(const spec::IterVar &var) {
+    if (var.name.value != kernel.loop.name) {
+      diags.report(DiagID::err_sema_loop_start_var, var.name.loc, var.name.value, kernel.loop.name);
+      return;
+    }
+    const std::string &what = var.name.value;
+    ir::LoopBound::Start start;
+    const Expr *row = nullptr;
+    bool windowSeen = false, ok = true;
+    // Walk the sum, each term with its sign.
+    std::function<void(const Expr &, int)> term = [&](const Expr &e, int sign) {
+      if (!ok)
+        return;
+      if (e.kind == Expr::Kind::Binary && (e.text == "+" || e.text == "-")) {
+        term(*e.operands[0], sign);
+        term(*e.operands[1], e.text == "-" ? -sign : sign);
+        return;
+      }
+      if (e.kind == Expr::Kind::Call && e.text == "row" && e.operands.size() == 1 && sign > 0 &&
+          !row && e.operands[0]->kind == Expr::Kind::Name) {
+        row = e.operands[0].get();
+        return;
+      }
+      if (e.kind == Expr::Kind::Number) {
+        int64_t value = 0;
+        auto [ptr, ec] = std::from_chars(e.text.data(), e.text.data() + e.text.size(), value);
+        if (ec == std::errc() && ptr == e.text.data() + e.text.size()) {
+          start.offset += sign * value;
+          return;
+        }
+      }
+      if (e.kind == Expr::Kind::Name && sign < 0 && !windowSeen) {
+        windowSeen = true;
+        if (scalarIndex.count(e.text)) {
+          start.scalar = e.text;
+          return;
+        }
+        if (auto value = intParam(e.text)) {
+          start.constant = *value;
+          return;
+        }
+      }
+      ok = false;
+    };
+    term(*var.extent, 1);
+    if (!ok || !row) {
+      diags.report(DiagID::err_sema_loop_start_form, var.extent->loc, what, "another expression");
+      return;
+    }
+    const std::string &stop = kernel.loopBound.stopVar;
+    if (stop.empty() || !kernel.loopBound.perRow || row->text != stop) {
+      diags.report(DiagID::err_sema_loop_start_stop, row->loc, what, row->text,
+                   stop.empty() ? std::string("runs over its whole size")
+                                : "stops at the rows of '" + stop + "'" +
+                                      (kernel.loopBound.perRow ? "" : " as a whole"));
+      return;
+    }
+    kernel.loopBound.start = start;
+  }
+
   void declareGrid() {
     if (!spec.grid || spec.grid->tasks.empty() || spec.grid->loop.empty()) {
       diags.report(DiagID::err_sema_needs_grid, spec.grid ? spec.grid->loc : spec.name.loc);
@@ -821,6 +885,8 @@ private:
         kernel.tasks.push_back(*lowered);
     if (auto lowered = declareVar(spec.grid->loop[0], &kernel.loopBound))
       kernel.loop = *lowered;
+    for (const spec::IterVar &var : spec.grid->start)
+      declareLoopStart(var);
     // Grouped order pairs two task indices (rows and columns of an output).
     if (spec.grid->order)
       kernel.groupedOrder = spec.grid->order->value == "grouped";

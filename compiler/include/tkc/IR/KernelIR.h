@@ -276,6 +276,15 @@ struct LoopBound {
   /// up to itself only, so each consumer warpgroup also stops after its own
   /// last row (the producer still loads up to the task's).
   bool perRow = false;
+  /// Written `start: {LOOP: row(stopVar) - WINDOW + OFFSET}`: a task needs
+  /// the loop's elements from max(0, floor(first row - WINDOW + OFFSET)) on
+  /// only, so its loop begins at the tile holding that element.
+  struct Start {
+    std::string scalar;   ///< WINDOW as a launcher scalar, or empty
+    int64_t constant = 0; ///< WINDOW as an integer (when `scalar` is empty)
+    int64_t offset = 0;   ///< OFFSET
+  };
+  std::optional<Start> start;
 };
 
 /// Numbers the passes choose. Zero means "not planned yet".

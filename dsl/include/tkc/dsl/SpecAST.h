@@ -130,6 +130,9 @@ struct GridDecl {
   SourceLoc loc;
   std::vector<IterVar> tasks;
   std::vector<IterVar> loop;
+  /// `start: {j: EXPR}`: the first element of the loop's size a task needs
+  /// (the loop begins at the tile holding it); `extent` holds EXPR. Optional.
+  std::vector<IterVar> start;
   /// `order: grouped` (L2-friendly) or `order: linear`.
   std::optional<Located<std::string>> order;
 };
