@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 
 namespace tkc {
