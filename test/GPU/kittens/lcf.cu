@@ -7,9 +7,10 @@
 // blocks than tasks, so every block runs several tasks and the ring phases, the
 // finish_finished handshake and the grouped task order are all exercised. Checked
 // against a double-precision host GEMM; static_asserts pin the derived numbers.
-// A second run lowers compute_iters per task (tile (m, n) sums its first
-// 1 + (m + n) % k_iters blocks of K): the template releases the other stages unread,
-// and the ring's phases must stay right across tasks of different lengths.
+// A second run lowers compute_iters and raises compute_begin per task (tile (m, n) sums
+// blocks (3m + n) % e .. e - 1 of K, e = 1 + (m + n) % k_iters): the template releases the
+// other stages, before and after, unread, and the ring's phases must stay right across
+// tasks of different lengths.
 // A third kernel has no finish block, so its two consumer warpgroups never meet between
 // tasks: each holds its own A tile in scratch, loaded one task ahead through
 // next_setup_arrived into alternating copies, stops after its own number of stages and
@@ -62,7 +63,10 @@ template <bool Truncated> struct small_gemm_t {
   struct consumer {
     __device__ static void setup(lcf::consumer_setup_args<small_gemm> &a) {
       zero(a.state.acc);
-      if constexpr (Truncated) a.compute_iters = 1 + (a.common.m + a.common.n) % a.globals.k_iters;
+      if constexpr (Truncated) {
+        a.compute_iters = 1 + (a.common.m + a.common.n) % a.globals.k_iters;
+        a.compute_begin = (3 * a.common.m + a.common.n) % a.compute_iters;
+      }
     }
     __device__ static void compute(lcf::consumer_compute_args<small_gemm> &a) {
       warpgroup::mma_AB(a.state.acc, a.input.a, a.input.b);
@@ -201,7 +205,7 @@ int main() {
   // bf16 output: every element within bf16 rounding of the exact value.
   harness::expect_close("LCF GEMM elementwise", dc.download(), ref, 1e-2, 8e-3);
 
-  // compute_iters lowered per task: each tile sums only its first blocks of K.
+  // compute_iters lowered and compute_begin raised per task: each tile sums a run of K's blocks.
   dc.poison();
   truncated_gemm::layout::globals gt{g.A, g.B, g.C, M / 64, N / 128, K / 64};
   CHECK_CUDA(lcf::launch<truncated_gemm>(gt, 7));
@@ -209,12 +213,12 @@ int main() {
   std::vector<double> ref_t(size_t(M) * N, 0.0);
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
-      const int k_end = 64 * (1 + (m / 64 + n / 128) % (K / 64));
+      const int end = 1 + (m / 64 + n / 128) % (K / 64), begin = (3 * (m / 64) + n / 128) % end;
       double acc = 0.0;
-      for (int k = 0; k < k_end; ++k) acc += double(ha[m * K + k]) * double(hb[k * N + n]);
+      for (int k = 64 * begin; k < 64 * end; ++k) acc += double(ha[m * K + k]) * double(hb[k * N + n]);
       ref_t[m * N + n] = acc;
     }
-  harness::expect_close("LCF GEMM with compute_iters lowered per task", dc.download(), ref_t, 1e-2, 8e-3);
+  harness::expect_close("LCF GEMM with compute_begin .. compute_iters chosen per task", dc.download(), ref_t, 1e-2, 8e-3);
 
   // Tiles loaded one task ahead, warpgroups apart: 30 tasks on 7 blocks (4 or 5 each).
   {

@@ -43,10 +43,12 @@
  *    use; the next task then waits on its own `setup_arrived` without loading. Either way each
  *    task's `setup_arrived` receives exactly one armed load (or none, in every task).
  *  - consumer::setup may lower its warpgroup's `compute_iters` (num_iters by default) when the
- *    warpgroup needs only the task's first stages: compute then runs on those, and the template
- *    releases the others (waiting for each, one arrival per warp). Only with CONSUMER_ARRIVALS
- *    equal to the consumer warps, and with a compute that releases each stage itself (not
- *    through prev_inputs_finished).
+ *    warpgroup needs only the task's first stages, and raise its `compute_begin` (0 by default)
+ *    when it needs only the later ones: compute then runs on stages compute_begin ..
+ *    compute_iters - 1 (`iter` keeps each stage's index in the task), and the template releases
+ *    the others (waiting for each, one arrival per warp). Only with CONSUMER_ARRIVALS equal to
+ *    the consumer warps, and with a compute that releases each stage itself (not through
+ *    prev_inputs_finished, which is null at the first stage computed).
  *  - consumer::finish must make CONSUMER_ARRIVALS arrivals on `finish_finished` once the
  *    finish block may be overwritten (after store_async_read_wait for TMA stores).
  *  - With a finish block, all consumers meet (barrier 14) before finish, since it may alias
@@ -200,8 +202,10 @@ template <class K> struct consumer_setup_args : common_args<K> {
   /// per task (here or through the previous task's next_setup_arrived), or none in any task.
   semaphore &setup_arrived;
   int setup_phase;
-  /// Stages of this task this warpgroup computes on: num_iters unless setup lowers it.
+  /// Stages of this task this warpgroup computes on: compute_begin .. compute_iters - 1, all
+  /// (0 .. num_iters - 1) unless setup raises the first or lowers the second.
   int &compute_iters;
+  int &compute_begin;
   /// The block's next task (next_num_iters < 0: none), and the semaphore its setup will wait
   /// on: a setup may load the next task's tiles now, into scratch this task does not use.
   const typename traits<K>::common_state &next_common;
@@ -298,19 +302,31 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       int next_iters = -1;
       common_args<K> na{next, task_iter + 1, next_iters, g, scratch};
       K::common_setup(na);
-      int compute_iters = num_iters;
+      int compute_iters = num_iters, compute_begin = 0;
       const int wg = warpgroupid();
       consumer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state,
                                 setup_arrived[task_iter & 1][wg], (task_iter >> 1) & 1, compute_iters,
-                                next, next_iters, setup_arrived[(task_iter + 1) & 1][wg]};
+                                compute_begin, next, next_iters, setup_arrived[(task_iter + 1) & 1][wg]};
       K::consumer::setup(sa);
       if (compute_iters > num_iters) compute_iters = num_iters;
       int it = 0;
+      // Stages before the first this warpgroup computes on: released as they arrive.
+      if constexpr (TR::CONSUMER_ARRIVALS == TR::NUM_CONSUMER_WARPS) {
+        for (; it < compute_begin && it < compute_iters; ++it) {
+          const int s = it % S;
+          wait(inputs_arrived[s], ph.full(s));
+          ph.flip_full(s);
+          if (laneid() == 0) arrive(inputs_finished[s]);
+        }
+      } else if (compute_begin > 0) {
+        __trap(); // raising compute_begin needs one arrival per consumer warp (see the contract)
+      }
+      const int first = it;
       for (; it < compute_iters; ++it) {
         const int s = it % S;
         wait(inputs_arrived[s], ph.full(s));
         ph.flip_full(s);
-        semaphore *prev = it > 0 ? &inputs_finished[(it - 1) % S] : nullptr;
+        semaphore *prev = it > first ? &inputs_finished[(it - 1) % S] : nullptr;
         consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev};
         K::consumer::compute(xa);
       }
