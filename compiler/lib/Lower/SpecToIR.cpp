@@ -799,9 +799,10 @@ private:
     return std::nullopt;
   }
 
-  /// `start: {LOOP: row(TASK) - WINDOW + OFFSET}`: the terms of a sum of
-  /// `row(TASK)` once, integers, and at most one subtracted scalar or integer
-  /// constant. TASK must be the index the loop stops at.
+  /// `start: {LOOP: row(TASK) - WINDOW + OFFSET}` (or a conditional choosing
+  /// one per instantiation): the terms of a sum of `row(TASK)` once, integers,
+  /// and at most one subtracted scalar or integer constant. TASK must be the
+  /// index the loop stops at.
   void declareLoopStart(const spec::IterVar &var) {
     if (var.name.value != kernel.loop.name) {
       diags.report(DiagID::err_sema_loop_start_var, var.name.loc, var.name.value, kernel.loop.name);
@@ -846,9 +847,12 @@ private:
       }
       ok = false;
     };
-    term(*var.extent, 1);
+    const Expr *chosen = chooseBranch(*var.extent); // `X if c else Y`, per instantiation
+    if (!chosen)
+      return;
+    term(*chosen, 1);
     if (!ok || !row) {
-      diags.report(DiagID::err_sema_loop_start_form, var.extent->loc, what, "another expression");
+      diags.report(DiagID::err_sema_loop_start_form, chosen->loc, what, "another expression");
       return;
     }
     const std::string &stop = kernel.loopBound.stopVar;
