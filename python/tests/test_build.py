@@ -105,6 +105,17 @@ class CacheKey(Tools):
         self.assertNotEqual(base, self.key({"epilogue": "bias"},
                                            toolchain=B.Toolchain(other, self.nvcc,
                                                                  (self.include,))))
+        # A wrapper script that runs a rebuilt binary: the script's bytes stay the same, but
+        # tkc --version names the binary's build, and the key follows it.
+        build_id = self.tmp / "build-id"
+        build_id.write_text("build 1\n")
+        wrapper = self.tmp / "tkc-wrapper"
+        wrapper.write_text('#!/bin/sh\necho "tkc version 0.1.0 (fake)"\ncat "%s"\n' % build_id)
+        wrapper.chmod(0o755)
+        via_wrapper = B.Toolchain(wrapper, self.nvcc, (self.include,))
+        before = self.key({"epilogue": "bias"}, toolchain=via_wrapper)
+        build_id.write_text("build 2\n")
+        self.assertNotEqual(before, self.key({"epilogue": "bias"}, toolchain=via_wrapper))
         # A changed kittens header invalidates.
         (self.include / "kittens" / "kittens.cuh").write_text("#pragma once\n// changed\n")
         self.assertNotEqual(base, self.key({"epilogue": "bias"}))

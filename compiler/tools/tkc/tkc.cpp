@@ -26,6 +26,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MD5.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -257,13 +259,30 @@ int runCompiler() {
   return kExitSuccess;
 }
 
+/// MD5 of this executable's bytes, so that `--version` tells builds apart even
+/// behind a wrapper script (tkc.load keys its cache on that output).
+std::string buildId(const char *argv0) {
+  static int anchor;
+  const std::string exe = llvm::sys::fs::getMainExecutable(argv0, &anchor);
+  auto bytes = llvm::MemoryBuffer::getFile(exe, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (exe.empty() || !bytes)
+    return "unknown";
+  llvm::MD5 hash;
+  hash.update((*bytes)->getBuffer());
+  llvm::MD5::MD5Result result;
+  hash.final(result);
+  return result.digest().str().str();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::HideUnrelatedOptions(tkcCategory);
+  static const char *argv0 = argv[0];
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "tkc version " << TKC_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n";
+    os << "build " << buildId(argv0) << "\n";
   });
   // With --print-diagnostic-table the input is not needed.
   for (int i = 1; i < argc; ++i)
