@@ -309,18 +309,23 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
                                 compute_begin, next, next_iters, setup_arrived[(task_iter + 1) & 1][wg]};
       K::consumer::setup(sa);
       if (compute_iters > num_iters) compute_iters = num_iters;
-      int it = 0;
-      // Stages before the first this warpgroup computes on: released as they arrive.
-      if constexpr (TR::CONSUMER_ARRIVALS == TR::NUM_CONSUMER_WARPS) {
-        for (; it < compute_begin && it < compute_iters; ++it) {
-          const int s = it % S;
-          wait(inputs_arrived[s], ph.full(s));
-          ph.flip_full(s);
-          if (laneid() == 0) arrive(inputs_finished[s]);
+      // Stages this warpgroup does not compute on (before compute_begin, from compute_iters):
+      // each is released once it has arrived, so that the arrival counts toward that stage's
+      // current phase.
+      auto release_unread = [&](int &it, int end) {
+        if constexpr (TR::CONSUMER_ARRIVALS == TR::NUM_CONSUMER_WARPS) {
+          for (; it < end; ++it) {
+            const int s = it % S;
+            wait(inputs_arrived[s], ph.full(s));
+            ph.flip_full(s);
+            if (laneid() == 0) arrive(inputs_finished[s]);
+          }
+        } else if (it < end) {
+          __trap(); // compute_begin and compute_iters need one arrival per consumer warp (see the contract)
         }
-      } else if (compute_begin > 0) {
-        __trap(); // raising compute_begin needs one arrival per consumer warp (see the contract)
-      }
+      };
+      int it = 0;
+      release_unread(it, compute_begin < compute_iters ? compute_begin : compute_iters);
       const int first = it;
       for (; it < compute_iters; ++it) {
         const int s = it % S;
@@ -330,18 +335,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
         consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev};
         K::consumer::compute(xa);
       }
-      // Stages this warpgroup does not need: each is released once it has arrived, so that the
-      // arrival counts toward that stage's current phase.
-      if constexpr (TR::CONSUMER_ARRIVALS == TR::NUM_CONSUMER_WARPS) {
-        for (; it < num_iters; ++it) {
-          const int s = it % S;
-          wait(inputs_arrived[s], ph.full(s));
-          ph.flip_full(s);
-          if (laneid() == 0) arrive(inputs_finished[s]);
-        }
-      } else if (it < num_iters) {
-        __trap(); // lowering compute_iters needs one arrival per consumer warp (see the contract)
-      }
+      release_unread(it, num_iters);
       // Every consumer must be done reading the stages before finish overwrites aliased ones.
       // Without a finish block nothing is shared: each warpgroup goes on at its own pace.
       if constexpr (TR::HAS_FINISH) named_sync(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
