@@ -244,6 +244,11 @@ void printProgram(const Kernel &k, llvm::raw_ostream &os) {
   printOps(k, "finish", p.finish, os);
 }
 
+std::string LoopBound::Start::str() const {
+  return fmt::format("{} {} {}", scalar.empty() ? std::to_string(constant) : scalar,
+                     offset < 0 ? '-' : '+', std::abs(offset));
+}
+
 void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   os << "kernel " << k.name << " (spec " << k.specName << ", arch " << (k.arch ? k.arch->name : "?")
      << ")\n";
@@ -287,9 +292,7 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
        << (k.loopBound.perRow ? ", each consumer warpgroup after its own last row" : "") << "\n";
   if (const auto &start = k.loopBound.start)
     os << "  loop " << k.loop.name << " starts at the tile of max(0, row(" << k.loopBound.stopVar
-       << ") - " << (start->scalar.empty() ? std::to_string(start->constant) : start->scalar)
-       << (start->offset < 0 ? " - " : " + ") << std::abs(start->offset)
-       << "), row() the task's first\n";
+       << ") - " << start->str() << "), row() the task's first\n";
   if (k.program)
     printProgram(k, os);
   for (unsigned z : k.zeroInit)

@@ -283,6 +283,8 @@ struct LoopBound {
     std::string scalar;   ///< WINDOW as a launcher scalar, or empty
     int64_t constant = 0; ///< WINDOW as an integer (when `scalar` is empty)
     int64_t offset = 0;   ///< OFFSET
+    /// `WINDOW + OFFSET` as written back: `window + 1`, `300 - 2`.
+    std::string str() const;
   };
   std::optional<Start> start;
 };
