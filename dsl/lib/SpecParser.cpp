@@ -111,7 +111,7 @@ public:
     static const KeySpec keys[] = {
         {"kernel", true},   {"arch", false},    {"template", true},   {"params", false},
         {"globals", true},  {"tiles", true},    {"grid", false},      {"producer", true},
-        {"consumer", true}, {"scalars", false}, {"constants", false},
+        {"consumer", true}, {"scalars", false}, {"constants", false}, {"select", false},
     };
     MapReader reader(root, "the spec", root.loc, keys, diags);
 
@@ -127,6 +127,13 @@ public:
         spec.tmpl = *tmpl;
     if (const yaml::Entry *e = reader.get("params"))
       parseParams(*e, spec.params);
+    if (const yaml::Entry *e = reader.get("select"))
+      forEachDecl(*e, "'select'", /*allowEmpty=*/false,
+                  [&](const Located<std::string> &name, const yaml::Entry &entry) {
+                    std::unique_ptr<stmt::Expr> cond;
+                    if (parseCondition(*entry.value, "the selection of '" + name.value + "'", cond))
+                      spec.selects.push_back(spec::SelectDecl{name, std::move(cond)});
+                  });
     if (const yaml::Entry *e = reader.get("globals"))
       parseGlobals(*e, spec.globals);
     if (const yaml::Entry *e = reader.get("constants"))

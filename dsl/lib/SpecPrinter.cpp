@@ -49,6 +49,10 @@ public:
       for (const spec::ParamValue &value : param.values)
         line(2, value.loc) << kindName(value.kind) << " " << value.text << "\n";
     }
+    for (const spec::SelectDecl &select : spec.selects) {
+      line(1, select.param.loc) << "select '" << select.param.value << "' at launch when\n";
+      expr(2, *select.cond);
+    }
     for (const spec::ConstantDecl &constant : spec.constants) {
       line(1, constant.name.loc) << "constant '" << constant.name.value << "'\n";
       expr(2, *constant.value);

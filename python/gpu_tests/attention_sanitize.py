@@ -5,7 +5,9 @@ ragged shape, for compute-sanitizer (memcheck, racecheck, synccheck):
 
 N = 193 (one full 192-row task and a one-row tail; a partial last key tile),
 B = 1, H = 4, H_kv = 2; the sliding-window kernels also at N = 1000 with a window
-of 100 keys, where the later tasks' loops start past the first key tile. The
+of 100 keys, where the later tasks' loops start past the first key tile; a
+launcher that chooses its kernel by the sizes (`chooses` in the manifest) also
+at N = 8193 with one head, where the D = 64 launchers take key tiles of 192. The
 kernels were built (and cached) by the check step. Outputs are poisoned (NaN) and
 must come back finite in every row, so a run that left rows unwritten fails here
 too; their values are checked by the check step (test_attention.py).
@@ -24,19 +26,20 @@ def main():
     failures = 0
     for spec in (ta.ATTENTION, ta.SLIDING_WINDOW, ta.SOFTCAP):
         module = tkc.load(str(spec))
-        cases = [(193, {})]
+        cases = [(193, {}, (4, 2))]
         if spec == ta.SLIDING_WINDOW:
-            cases.append((1000, {"window": 100.0}))
+            cases.append((1000, {"window": 100.0}, (4, 2)))
         for kernel in module.kernels.values():
-            for N, scalars in cases:
-                failures += not run_once(kernel, N, scalars)
+            more = [(8193, {}, (1, 1))] if kernel.info.chooses else []
+            for N, scalars, heads in cases + more:
+                failures += not run_once(kernel, N, scalars, heads)
     return 1 if failures else 0
 
 
-def run_once(kernel, N, scalars):
+def run_once(kernel, N, scalars, heads):
     D = ta.head_dim(kernel)
     gen = torch.Generator(device="cuda").manual_seed(7)
-    B, H, H_kv = 1, 4, 2
+    B, (H, H_kv) = 1, heads
     Q = torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
     K = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
     V = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)

@@ -3,8 +3,8 @@ reference.
 
     PYTHONPATH=python python3 python/gpu_tests/test_attention.py [--quick] [--self-test]
 
-For every instantiation of kernels-spec/attention_fwd.yaml, at N from 1 to
-16384 (ragged and tile-sized), with grouped-query heads (H=8 with H_kv 8, 2 and
+For every launcher of kernels-spec/attention_fwd.yaml, at N from 1 to
+16384 (ragged and tile-sized, on both sides of the N where a launcher switches kernels), with grouped-query heads (H=8 with H_kv 8, 2 and
 1), causal and not: fresh random bf16 Q, K, V; O and L poisoned with NaN; the
 kernel; then O against the reference (max abs error, relative Frobenius error)
 and L, the natural-log log-sum-exp of each row of the scores, against the
@@ -46,7 +46,9 @@ O_REL_FRO = 1e-2
 # L is computed and stored in fp32.
 L_MAX_ABS = 1e-3
 
-N_VALUES = (1, 17, 64, 100, 191, 192, 193, 1000, 4096, 16384)
+# 8193 and 16384 reach the kernels the D = 64 launchers choose from N = 8192
+# (`select` in the spec): a ragged tail and whole tiles.
+N_VALUES = (1, 17, 64, 100, 191, 192, 193, 1000, 4096, 8193, 16384)
 QUICK_N_VALUES = (1, 17, 100, 192, 193, 1000)
 HEADS = ((8, 8), (8, 2), (8, 1))  # (H, H_kv)
 

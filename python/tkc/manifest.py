@@ -65,6 +65,9 @@ class KernelInfo:
     arguments: Tuple[Argument, ...]
     sizes: Tuple[str, ...]
     scalars: Tuple[Scalar, ...] = ()
+    # The spec's launch-time selections (`select:`) when this launcher chooses
+    # between kernels at each call, e.g. "wide: D == 64 and N >= 8192"; None if not.
+    chooses: Optional[str] = None
 
     @property
     def inputs(self) -> Tuple[Argument, ...]:
@@ -193,7 +196,10 @@ def _kernel(obj, where) -> KernelInfo:
         if s in RESERVED_KEYWORDS:
             raise ManifestError("%s: scalar '%s' would be taken for the %s= keyword of a "
                                 "kernel call; rename it in the spec" % (where, s, s))
-    return KernelInfo(name, tuple(params.items()), args, sizes, scalars)
+    chooses = obj.get("chooses")
+    if chooses is not None and not isinstance(chooses, str):
+        raise ManifestError("%s: 'chooses' should be a string, found %r" % (where, chooses))
+    return KernelInfo(name, tuple(params.items()), args, sizes, scalars, chooses)
 
 
 def parse_manifest(text: str) -> Manifest:

@@ -64,6 +64,19 @@ const char *kittensScalar(spec::DType dtype) {
   return "?";
 }
 
+/// `(a && b)` as `a && b`; `(a) && (b)` unchanged.
+std::string withoutOuterParens(const std::string &text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return text;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0)
+      return text; // the first parenthesis closes before the end
+  }
+  return text.substr(1, text.size() - 2);
+}
+
 class KernelEmitter {
 public:
   KernelEmitter(const Kernel &kernel, CudaWriter &w, DiagnosticEngine &diags)
@@ -203,20 +216,68 @@ public:
     return llvm::join(params, ", ");
   }
 
-  std::string launcherSignature(bool withDefault) const {
+  /// The launcher's name: the kernel's own, or, for a kernel chosen at
+  /// launch, the name of the launcher that chooses it.
+  const std::string &publicName() const { return k.entry ? k.entry->name : k.name; }
+  /// Whether this kernel's launcher is internal to the .cu (another one,
+  /// publicName(), chooses between it and others at each call).
+  bool isChosen() const { return k.entry && k.entry->name != k.name; }
+
+  std::string launcherSignature(bool withDefault, const std::string &name) const {
     withDefaults = withDefault;
-    return fmt::format("tkc::runtime::Status {}({}, cudaStream_t stream{})", k.name,
-                       launcherParams(), withDefault ? " = 0" : "");
+    return fmt::format("tkc::runtime::Status {}({}, cudaStream_t stream{})", name, launcherParams(),
+                       withDefault ? " = 0" : "");
   }
 
   void emitLauncherDeclaration() {
-    w.comment(describe());
-    w.line(launcherSignature(/*withDefault=*/true) + ";");
+    w.comment(describe(/*launcher=*/true));
+    w.line(launcherSignature(/*withDefault=*/true, publicName()) + ";");
+  }
+
+  /// The launcher that chooses between `members` (this kernel first) at each
+  /// call: each runs where its condition holds, the last one otherwise.
+  bool emitChoosingLauncher(llvm::ArrayRef<const KernelEmitter *> members) {
+    const ir::Entry &entry = *k.entry;
+    withDefaults = false;
+    std::string params = launcherParams();
+    std::vector<std::string> sizes = ir::launchSizeSymbols(k);
+    for (const KernelEmitter *member : members) {
+      std::string theirs = member->launcherParams();
+      if (theirs != params) {
+        diags.report(DiagID::err_select_arguments, SourceLoc(), entry.name, "(" + params + ")",
+                     "(" + theirs + ")");
+        return false;
+      }
+      for (const std::string &size : member->k.entry->sizes)
+        if (!llvm::is_contained(sizes, size)) {
+          diags.report(DiagID::err_select_size, SourceLoc(), entry.name, size);
+          return false;
+        }
+    }
+    llvm::SmallVector<std::string, 12> args;
+    for (const ir::Global &global : k.globals)
+      args.push_back(global.name);
+    for (const std::string &size : sizes)
+      args.push_back(size);
+    for (const ir::Scalar &scalar : k.scalars)
+      args.push_back(scalar.name);
+    args.push_back("stream");
+    std::string call = "(" + llvm::join(args, ", ") + ")";
+    auto fn = w.scope(launcherSignature(/*withDefault=*/false, entry.name));
+    w.comment(fmt::format("Chosen at each call from the sizes ({}); each kernel checks the "
+                          "arguments itself.",
+                          entry.written));
+    for (size_t m = 0; m + 1 < members.size(); ++m) {
+      w.linef("if ({})", withoutOuterParens(members[m]->k.entry->condition));
+      w.linef("  return {}{};", members[m]->k.name, call);
+    }
+    w.linef("return {}{};", members.back()->k.name, call);
+    return true;
   }
 
   void emitLauncher() {
-    auto fn = w.scope(launcherSignature(/*withDefault=*/false));
-    w.linef("constexpr const char *kName = \"{}\";", k.name);
+    auto fn = w.scope(launcherSignature(/*withDefault=*/false, k.name));
+    w.linef("constexpr const char *kName = \"{}\";", publicName());
     w.line("auto failed = [&](const tkc::runtime::Status &status) {");
     w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + status.message);");
     w.line("};");
@@ -298,15 +359,23 @@ public:
         k.epilogue, [](const ir::EpilogueOp &op) { return op.kind == ir::EpilogueOp::Kind::Gelu; });
   }
 
+  const Kernel &kernel() const { return k; }
+
 private:
-  std::string describe() const {
-    std::string text = k.name + ": kernel '" + k.specName + "'";
-    if (!k.params.empty()) {
-      llvm::SmallVector<std::string, 4> params;
-      for (const auto &[name, value] : k.params)
+  /// What the kernel computes; for its launcher (`launcher`), the parameters
+  /// chosen at each call are named as such instead of given values.
+  std::string describe(bool launcher = false) const {
+    bool choosing = launcher && isChosen();
+    std::string text = (launcher ? publicName() : k.name) + ": kernel '" + k.specName + "'";
+    llvm::SmallVector<std::string, 4> params;
+    for (const auto &[name, value] : k.params)
+      if (!launcher || !k.entry || !llvm::is_contained(k.entry->selected, name))
         params.push_back(name + "=" + value);
+    if (!params.empty())
       text += " with " + llvm::join(params, ", ");
-    }
+    if (choosing)
+      text += "; " + llvm::join(k.entry->selected, ", ") + " chosen at each call (" +
+              k.entry->written + ")";
     return text + ".";
   }
 
@@ -600,9 +669,12 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
   h.blank();
   {
     auto ns = h.scope("namespace tkc::kernels", "", "namespace tkc::kernels");
+    llvm::StringSet<> declared;
     for (size_t i = 0; i < kernels.size(); ++i) {
       KernelEmitter declarations(kernels[i], h, diags);
       declarations.prepare();
+      if (!declared.insert(declarations.publicName()).second)
+        continue;
       h.blank();
       declarations.emitLauncherDeclaration();
     }
@@ -639,9 +711,38 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
   s.blank();
   {
     auto ns = s.scope("namespace tkc::kernels", "", "namespace tkc::kernels");
-    for (auto &emitter : emitters) {
+    // Launchers of kernels chosen at launch are internal: only the launcher
+    // that chooses between them is declared.
+    if (llvm::any_of(emitters, [](const auto &e) { return e->isChosen(); })) {
       s.blank();
-      emitter->emitLauncher();
+      auto internal = s.scope("namespace", "", "namespace");
+      for (auto &emitter : emitters)
+        if (emitter->isChosen()) {
+          s.blank();
+          emitter->emitLauncher();
+        }
+    }
+    llvm::StringSet<> emitted;
+    for (auto &emitter : emitters) {
+      if (!emitted.insert(emitter->publicName()).second)
+        continue;
+      s.blank();
+      if (!emitter->isChosen()) {
+        emitter->emitLauncher();
+        continue;
+      }
+      llvm::SmallVector<const KernelEmitter *, 4> members;
+      for (auto &other : emitters)
+        if (other->publicName() == emitter->publicName())
+          members.push_back(other.get());
+      // Tried in order, the last unconditionally: conditions that hold
+      // (rather than fail) read first.
+      llvm::stable_sort(members, [](const KernelEmitter *a, const KernelEmitter *b) {
+        return llvm::count(a->kernel().entry->condition, '!') <
+               llvm::count(b->kernel().entry->condition, '!');
+      });
+      if (!emitter->emitChoosingLauncher(members))
+        return false;
     }
   }
   headerStream.flush();

@@ -137,14 +137,22 @@ bool isOutput(const ir::Kernel &k, unsigned g) {
   return false;
 }
 
+/// One launcher: a kernel's own, or the one that chooses between the kernels
+/// sharing `k.entry` at each call (their arguments are the same; the emitter
+/// checks), described without the parameters chosen at launch.
 void writeKernel(const ir::Kernel &k, JsonWriter &j) {
+  const std::string &name = k.entry ? k.entry->name : k.name;
+  bool choosing = k.entry && k.entry->name != k.name;
   j.object([&] {
-    j.attribute("name", k.name);
-    j.attribute("launcher", "tkc::kernels::" + k.name);
+    j.attribute("name", name);
+    j.attribute("launcher", "tkc::kernels::" + name);
     j.attributeObject("params", [&] {
-      for (const auto &[name, value] : k.params)
-        j.attribute(name, value);
+      for (const auto &[param, value] : k.params)
+        if (!k.entry || !llvm::is_contained(k.entry->selected, param))
+          j.attribute(param, value);
     });
+    if (choosing)
+      j.attribute("chooses", k.entry->written);
     j.attributeArray("arguments", [&] {
       for (size_t g = 0; g < k.globals.size(); ++g) {
         const ir::Global &global = k.globals[g];
@@ -198,8 +206,10 @@ void emitManifest(const std::vector<ir::Kernel> &kernels, const ManifestOptions 
     j.attribute("arch", arch ? arch->name : "");
     j.attribute("nvcc_gencode", arch ? arch->nvccGencode : "");
     j.attributeArray("kernels", [&] {
+      llvm::StringSet<> written;
       for (const ir::Kernel &k : kernels)
-        writeKernel(k, j);
+        if (written.insert(k.entry ? k.entry->name : k.name).second)
+          writeKernel(k, j);
     });
   });
   os << "\n";

@@ -258,6 +258,10 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
       os << " " << name << "=" << value;
     os << "\n";
   }
+  if (k.entry && k.entry->name != k.name)
+    os << "  launched by " << k.entry->name << " "
+       << (k.entry->condition.empty() ? std::string("otherwise") : "if " + k.entry->condition)
+       << "\n";
   for (const Global &g : k.globals)
     os << "  global " << g.name << " " << spec::spelling(g.dtype) << dims(g.dims) << "\n";
   for (const IterVar &v : k.tasks)

@@ -21,6 +21,8 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/Lower/SpecToIR.h"
 
+#include "tkc/Lower/Select.h"
+
 #include "tkc/dsl/InternalError.h"
 #include "tkc/dsl/SpecParser.h"
 
@@ -87,6 +89,7 @@ public:
     kernel.specName = spec.name.value;
     kernel.specFile = spec.fileName;
     kernel.name = instance.name;
+    kernel.entry = instance.entry;
     kernel.arch = &arch;
     for (size_t i = 0; i < spec.params.size(); ++i)
       kernel.params.emplace_back(spec.params[i].name.value, paramValueName(*instance.values[i]));
@@ -1357,6 +1360,12 @@ std::string sanitize(std::string text) {
   return text;
 }
 
+bool isSelected(const spec::KernelSpec &spec, size_t param) {
+  return llvm::any_of(spec.selects, [&](const spec::SelectDecl &select) {
+    return select.param.value == spec.params[param].name.value;
+  });
+}
+
 std::string instanceSuffix(const spec::ParamDecl &param, const spec::ParamValue &value) {
   switch (value.kind) {
   case spec::ParamValue::Kind::Bool:
@@ -1389,6 +1398,11 @@ bool checkParamRestrictions(const spec::KernelSpec &spec, llvm::ArrayRef<ParamRe
       else
         diags.report(DiagID::err_param_option_unknown, SourceLoc(), r.name,
                      llvm::join(names, ", "));
+      ok = false;
+    } else if (llvm::any_of(spec.selects, [&](const spec::SelectDecl &select) {
+                 return select.param.value == r.name;
+               })) {
+      diags.report(DiagID::err_param_option_selected, SourceLoc(), r.name);
       ok = false;
     } else if (llvm::none_of(param->values, [&](const spec::ParamValue &v) {
                  return paramValueName(v) == r.value;
@@ -1427,6 +1441,8 @@ std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, Diagnosti
     for (size_t p = 0; p < spec.params.size(); ++p) {
       const spec::ParamValue &value = spec.params[p].values[choice[p]];
       instance.values.push_back(&value);
+      if (isSelected(spec, p))
+        continue; // named by applySelections
       std::string suffix = instanceSuffix(spec.params[p], value);
       if (!suffix.empty())
         instance.name += "_" + suffix;
@@ -1434,16 +1450,22 @@ std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, Diagnosti
     instances.push_back(std::move(instance));
   }
   // Short names can collide (two boolean parameters, one true each): then
-  // every instance spells out every parameter.
+  // every instance spells out every parameter. Instances that differ only in
+  // selected parameters share a launcher, hence a name.
   llvm::StringSet<> names;
-  bool unique =
-      llvm::all_of(instances, [&](const Instance &i) { return names.insert(i.name).second; });
-  if (!unique)
+  size_t launchers = 1;
+  for (size_t p = 0; p < spec.params.size(); ++p)
+    if (!isSelected(spec, p))
+      launchers *= spec.params[p].values.size();
+  for (const Instance &i : instances)
+    names.insert(i.name);
+  if (names.size() != launchers)
     for (Instance &instance : instances) {
       instance.name = spec.name.value;
       for (size_t p = 0; p < spec.params.size(); ++p)
-        instance.name +=
-            "_" + spec.params[p].name.value + "_" + sanitize(paramValueName(*instance.values[p]));
+        if (!isSelected(spec, p))
+          instance.name +=
+              "_" + spec.params[p].name.value + "_" + sanitize(paramValueName(*instance.values[p]));
     }
   // --param restrictions drop instances after naming, so names stay stable.
   llvm::erase_if(instances, [&](const Instance &instance) {
@@ -1460,6 +1482,8 @@ std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, Diagnosti
     }
     return false;
   });
+  if (!applySelections(spec, instances, diags))
+    return {};
   return instances;
 }
 

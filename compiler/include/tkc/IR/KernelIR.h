@@ -312,11 +312,27 @@ struct Plan {
   bool rowsFromEnd = false;
 };
 
+/// A launcher that chooses one of several kernels at each call (`select:`).
+/// The kernels it chooses between share it, each with the condition under
+/// which it runs.
+struct Entry {
+  std::string name;    ///< the launcher the header declares
+  std::string written; ///< its selections as the spec writes them (`wide: N >= 8192`)
+  /// C++ over the launcher's sizes under which it runs this kernel; empty:
+  /// always (the only kernel it has left, or the last one it tries).
+  std::string condition;
+  std::vector<std::string> sizes;    ///< the sizes the condition reads
+  std::vector<std::string> selected; ///< the parameters it selects
+};
+
 struct Kernel {
   std::string specName;
   std::string specFile;
   std::string name;                                        ///< the instantiation's C++ name
   std::vector<std::pair<std::string, std::string>> params; ///< name, value
+  /// Set when the spec selects parameters at launch: the launcher that runs
+  /// this kernel (its own is then internal to the .cu).
+  std::optional<Entry> entry;
   const ArchInfo *arch = nullptr;
 
   std::vector<Global> globals;

@@ -22,6 +22,8 @@ namespace tkc {
 struct Instance {
   std::vector<const spec::ParamValue *> values;
   std::string name;
+  /// Set when the spec selects parameters at launch (see ir::Entry).
+  std::optional<ir::Entry> entry;
 };
 
 /// Most instantiations one spec may make.
@@ -40,9 +42,12 @@ bool checkParamRestrictions(const spec::KernelSpec &spec, llvm::ArrayRef<ParamRe
                             DiagnosticEngine &diags);
 
 /// Every instantiation of `spec`, the last parameter varying fastest, less
-/// those `only` excludes (which must have passed checkParamRestrictions).
-/// Names do not depend on `only`. Reports an error and returns an empty list
-/// past kMaxInstances.
+/// those `only` excludes (which must have passed checkParamRestrictions) and
+/// those a launch-time selection never picks. Names do not depend on `only`.
+/// Parameters named in `select:` are left out of the launchers' names: the
+/// instances that differ only in them share one ir::Entry, and each carries
+/// the C++ condition under which that launcher runs it. Reports an error and
+/// returns an empty list past kMaxInstances or for an invalid `select:`.
 std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, DiagnosticEngine &diags,
                                          llvm::ArrayRef<ParamRestriction> only = {});
 

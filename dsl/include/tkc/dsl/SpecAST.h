@@ -76,6 +76,14 @@ struct GlobalDecl {
   std::unique_ptr<stmt::Expr> when;
 };
 
+/// `select: {NAME: COND}`: boolean parameter NAME is not a name suffix of
+/// the launchers but chosen by one launcher at each call: true where COND, an
+/// expression of parameters, sizes and integers, holds for the call's sizes.
+struct SelectDecl {
+  Located<std::string> param;
+  std::unique_ptr<stmt::Expr> cond;
+};
+
 /// `stages:` is a number or `auto` (the compiler chooses from the budget).
 /// `constants: {NAME: EXPR}`: a number computed from the parameters of each
 /// instantiation, usable wherever an integer parameter is (tile shapes,
@@ -177,6 +185,7 @@ struct KernelSpec {
   std::optional<Located<std::string>> arch;
   Located<Template> tmpl;
   std::vector<ParamDecl> params;
+  std::vector<SelectDecl> selects;
   std::vector<ConstantDecl> constants;
   std::vector<GlobalDecl> globals;
   std::vector<ScalarDecl> scalars;
