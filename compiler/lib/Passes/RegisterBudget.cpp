@@ -79,8 +79,14 @@ bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
   // producer, which just issues copies, drops to the minimum.
   plan.producerRegisters =
       kernel.consumerWarpgroups >= 3 ? kMinProducerRegisters : kProducerRegisters;
-  int available = (static_cast<int>(kernel.arch->registersPerSM) -
-                   plan.producerRegisters * ir::kWarpgroupThreads) /
+  // setmaxnreg shares out the registers the block was launched with, which
+  // ptxas makes the most its launch bounds allow, a multiple of 8 a thread
+  // (168 at 384 threads): not the whole register file. (kittens'
+  // block_register_pool is the same arithmetic.)
+  const int threads = consumerThreads + ir::kWarpgroupThreads;
+  const int launchRegisters =
+      std::min(static_cast<int>(kernel.arch->registersPerSM) / threads / 8 * 8, kMaxRegisters);
+  int available = (launchRegisters * threads - plan.producerRegisters * ir::kWarpgroupThreads) /
                   consumerThreads / 8 * 8;
   plan.consumerRegisters = std::min(available, kMaxRegisters);
   if (kernel.program)

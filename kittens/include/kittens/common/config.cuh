@@ -49,5 +49,14 @@ inline constexpr int MAX_SHARED_MEMORY_SM90 = 227 * 1024;
 inline constexpr int NUM_NAMED_BARRIERS = 16;
 /// 32-bit registers per SM on Hopper.
 inline constexpr int REGISTERS_PER_SM = 65536;
+/// Registers a block of `threads` threads holds from launch to exit, and so all that its
+/// warpgroups' setmaxnreg can share out: ptxas gives a kernel that uses setmaxnreg the most
+/// registers its launch bounds allow (a multiple of 8 a thread: 128 at 512 threads, 168 at 384),
+/// and setmaxnreg.inc only takes registers that a setmaxnreg.dec of the same block gave back. A
+/// split asking for more than this waits forever.
+constexpr int block_register_pool(int threads) {
+  int per_thread = REGISTERS_PER_SM / threads / 8 * 8;
+  return (per_thread > 256 ? 256 : per_thread) * threads;
+}
 
 } // namespace kittens

@@ -129,10 +129,12 @@ template <class K> struct traits {
   static constexpr int CONSUMER_ARRIVALS =
       detail::CONSUMER_ARRIVALS_of<K>::value > 0 ? detail::CONSUMER_ARRIVALS_of<K>::value : NUM_CONSUMER_WARPS;
   static constexpr int PRODUCER_REGISTERS = detail::PRODUCER_REGISTERS_of<K>::value;
+  /// Registers the block holds: what the producer and consumers share (see block_register_pool).
+  static constexpr int REGISTER_POOL = block_register_pool(NUM_THREADS);
   /// Default: the most a consumer may take, a multiple of 8, capped at 256.
   static constexpr int CONSUMER_REGISTERS_DEFAULT =
-      ((REGISTERS_PER_SM - PRODUCER_REGISTERS * WARPGROUP_THREADS) / NUM_CONSUMER_THREADS) / 8 * 8 > 256
-          ? 256 : ((REGISTERS_PER_SM - PRODUCER_REGISTERS * WARPGROUP_THREADS) / NUM_CONSUMER_THREADS) / 8 * 8;
+      ((REGISTER_POOL - PRODUCER_REGISTERS * WARPGROUP_THREADS) / NUM_CONSUMER_THREADS) / 8 * 8 > 256
+          ? 256 : ((REGISTER_POOL - PRODUCER_REGISTERS * WARPGROUP_THREADS) / NUM_CONSUMER_THREADS) / 8 * 8;
   static constexpr int CONSUMER_REGISTERS =
       detail::CONSUMER_REGISTERS_of<K>::value > 0 ? detail::CONSUMER_REGISTERS_of<K>::value : CONSUMER_REGISTERS_DEFAULT;
 
@@ -167,8 +169,8 @@ template <class K> struct traits {
                 "lcf: PRODUCER_REGISTERS must be a multiple of 8 in 24..256 (setmaxnreg)");
   static_assert(CONSUMER_REGISTERS % 8 == 0 && CONSUMER_REGISTERS >= 24 && CONSUMER_REGISTERS <= 256,
                 "lcf: CONSUMER_REGISTERS must be a multiple of 8 in 24..256 (setmaxnreg)");
-  static_assert(PRODUCER_REGISTERS * WARPGROUP_THREADS + CONSUMER_REGISTERS * NUM_CONSUMER_THREADS <= REGISTERS_PER_SM,
-                "lcf: PRODUCER_REGISTERS*128 + CONSUMER_REGISTERS*128*NUM_CONSUMER_WARPGROUPS exceeds the 65536 registers of an SM; lower CONSUMER_REGISTERS (e.g. 232 with 40 for the producer and 2 consumer warpgroups)");
+  static_assert(PRODUCER_REGISTERS * WARPGROUP_THREADS + CONSUMER_REGISTERS * NUM_CONSUMER_THREADS <= REGISTER_POOL,
+                "lcf: PRODUCER_REGISTERS*128 + CONSUMER_REGISTERS*128*NUM_CONSUMER_WARPGROUPS exceeds the registers the block holds (block_register_pool: 64512 at 384 threads, 65536 at 512), so the consumers' setmaxnreg.inc would wait forever; lower CONSUMER_REGISTERS (e.g. 232 with 40 for the producer and 2 consumer warpgroups, 160 with 24 and 3)");
   static_assert(BUDGET + 1024 + 256 <= MAX_SHARED_MEMORY_SM90,
                 "lcf: MAX_SHARED_MEMORY leaves no room for the 1024-byte alignment slack and the semaphores; lower it");
   static_assert(STAGES_END <= BUDGET,
