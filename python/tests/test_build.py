@@ -154,7 +154,7 @@ class Cache(Tools):
         first, err = self.build()
         self.assertFalse(first.from_cache)
         self.assertRegex(err, r"tkc: building gemm.yaml \(epilogue=bias\) with nvcc; cache: .*gemm-")
-        self.assertIn("tkc: built 2 kernels in", err)
+        self.assertIn("tkc: built 2 launchers in", err)
         self.assertEqual((runs(self.tkc), runs(self.nvcc)), (2, 1))
         entry = first.directory
         for name in ("gemm.json", "gemm.cu", "gemm.h", "gemm_shim.cu", "libgemm.so", "key.json",

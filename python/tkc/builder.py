@@ -279,7 +279,7 @@ def build(spec, params: Optional[Dict[str, object]] = None, arch: Optional[str] 
             (work / "build.sh").write_text(" ".join(cmd) + "\n")
             _run(cmd, "nvcc")
             if verbose:
-                print("tkc: built %d kernel%s in %.1f s" % (len(manifest.kernels),
+                print("tkc: built %d launcher%s in %.1f s" % (len(manifest.kernels),
                                                            "" if len(manifest.kernels) == 1
                                                            else "s", time.monotonic() - start),
                       file=sys.stderr, flush=True)

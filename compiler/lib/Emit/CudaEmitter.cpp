@@ -236,23 +236,22 @@ public:
 
   /// The launcher that chooses between `members` (this kernel first) at each
   /// call: each runs where its condition holds, the last one otherwise.
-  bool emitChoosingLauncher(llvm::ArrayRef<const KernelEmitter *> members) {
+  void emitChoosingLauncher(llvm::ArrayRef<const KernelEmitter *> members) {
     const ir::Entry &entry = *k.entry;
     withDefaults = false;
     std::string params = launcherParams();
     std::vector<std::string> sizes = ir::launchSizeSymbols(k);
+    std::vector<std::string> read;
     for (const KernelEmitter *member : members) {
-      std::string theirs = member->launcherParams();
-      if (theirs != params) {
-        diags.report(DiagID::err_select_arguments, SourceLoc(), entry.name, "(" + params + ")",
-                     "(" + theirs + ")");
-        return false;
+      // checkEntries made sure, before anything was emitted.
+      TKC_INTERNAL_ASSERT(member->launcherParams() == params,
+                          "the kernels behind " + entry.name + " take different arguments");
+      for (const std::string &size : member->k.entry->sizes) {
+        TKC_INTERNAL_ASSERT(llvm::is_contained(sizes, size),
+                            entry.name + " reads a size it does not take");
+        if (!llvm::is_contained(read, size))
+          read.push_back(size);
       }
-      for (const std::string &size : member->k.entry->sizes)
-        if (!llvm::is_contained(sizes, size)) {
-          diags.report(DiagID::err_select_size, SourceLoc(), entry.name, size);
-          return false;
-        }
     }
     llvm::SmallVector<std::string, 12> args;
     for (const ir::Global &global : k.globals)
@@ -265,14 +264,19 @@ public:
     std::string call = "(" + llvm::join(args, ", ") + ")";
     auto fn = w.scope(launcherSignature(/*withDefault=*/false, entry.name));
     w.comment(fmt::format("Chosen at each call from the sizes ({}); each kernel checks the "
-                          "arguments itself.",
+                          "arguments itself, the sizes read here first.",
                           entry.written));
+    w.linef("constexpr const char *kName = \"{}\";", entry.name);
+    w.line("tkc::runtime::Status status;");
+    for (const std::string &size : read) {
+      w.linef("if (!(status = tkc::runtime::checkExtent({0}, \"{0}\", 1, 2147483647)))", size);
+      w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + status.message);");
+    }
     for (size_t m = 0; m + 1 < members.size(); ++m) {
       w.linef("if ({})", withoutOuterParens(members[m]->k.entry->condition));
       w.linef("  return {}{};", members[m]->k.name, call);
     }
     w.linef("return {}{};", members.back()->k.name, call);
-    return true;
   }
 
   void emitLauncher() {
@@ -741,8 +745,7 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
         return llvm::count(a->kernel().entry->condition, '!') <
                llvm::count(b->kernel().entry->condition, '!');
       });
-      if (!emitter->emitChoosingLauncher(members))
-        return false;
+      emitter->emitChoosingLauncher(members);
     }
   }
   headerStream.flush();

@@ -120,23 +120,6 @@ private:
   bool pendingKey = false;
 };
 
-/// Whether the kernel writes global `g`: the GEMM finish's store, or a store
-/// op of a consumer program (attention writes O and L). Outputs are passed
-/// non-const.
-bool isOutput(const ir::Kernel &k, unsigned g) {
-  if (k.store && k.store->global == g)
-    return true;
-  if (!k.program)
-    return false;
-  for (const auto *body : {&k.program->setup, &k.program->compute, &k.program->finish})
-    for (const ir::ProgramOp &op : *body)
-      if ((op.kind == ir::ProgramOp::Kind::StoreTile ||
-           op.kind == ir::ProgramOp::Kind::StoreRows) &&
-          op.global == g)
-        return true;
-  return false;
-}
-
 /// One launcher: a kernel's own, or the one that chooses between the kernels
 /// sharing `k.entry` at each call (their arguments are the same; the emitter
 /// checks), described without the parameters chosen at launch.
@@ -156,7 +139,7 @@ void writeKernel(const ir::Kernel &k, JsonWriter &j) {
     j.attributeArray("arguments", [&] {
       for (size_t g = 0; g < k.globals.size(); ++g) {
         const ir::Global &global = k.globals[g];
-        bool output = isOutput(k, static_cast<unsigned>(g));
+        bool output = ir::writesGlobal(k, static_cast<unsigned>(g));
         j.object([&] {
           j.attribute("name", global.name);
           j.attribute("dtype", spec::spelling(global.dtype));

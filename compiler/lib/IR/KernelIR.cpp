@@ -249,6 +249,19 @@ std::string LoopBound::Start::str() const {
                      offset < 0 ? '-' : '+', std::abs(offset));
 }
 
+bool writesGlobal(const Kernel &k, unsigned g) {
+  if (k.store && k.store->global == g)
+    return true;
+  if (!k.program)
+    return false;
+  for (const auto *body : {&k.program->setup, &k.program->compute, &k.program->finish})
+    for (const ProgramOp &op : *body)
+      if ((op.kind == ProgramOp::Kind::StoreTile || op.kind == ProgramOp::Kind::StoreRows) &&
+          op.global == g)
+        return true;
+  return false;
+}
+
 void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   os << "kernel " << k.name << " (spec " << k.specName << ", arch " << (k.arch ? k.arch->name : "?")
      << ")\n";
@@ -259,9 +272,7 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
     os << "\n";
   }
   if (k.entry && k.entry->name != k.name)
-    os << "  launched by " << k.entry->name << " "
-       << (k.entry->condition.empty() ? std::string("otherwise") : "if " + k.entry->condition)
-       << "\n";
+    os << "  launched by " << k.entry->name << " if " << k.entry->condition << "\n";
   for (const Global &g : k.globals)
     os << "  global " << g.name << " " << spec::spelling(g.dtype) << dims(g.dims) << "\n";
   for (const IterVar &v : k.tasks)

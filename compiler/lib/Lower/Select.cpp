@@ -22,6 +22,8 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 
 namespace tkc {
 
@@ -35,6 +37,9 @@ struct SelValue {
   bool isBool = false;
   std::optional<int64_t> known; ///< booleans as 0 and 1
   std::string cpp;              ///< C++ over the launcher's sizes, when not known
+  /// The largest magnitude it can take, sizes ranging over 1 .. 2^31 - 1 (the
+  /// launcher checks that before it evaluates the condition).
+  double bound = 0;
 
   std::string text() const {
     if (!known)
@@ -45,6 +50,9 @@ struct SelValue {
   }
   std::string kindName() const { return isBool ? "a boolean" : "an integer"; }
 };
+
+/// Sizes are checked to lie in 1 .. 2^31 - 1 before a condition reads them.
+constexpr double kMaxSize = 2147483647.0;
 
 /// Binding strength of an operator as the spec's expression grammar has it.
 int precedence(const Expr &e) {
@@ -102,7 +110,7 @@ public:
       auto [ptr, ec] = std::from_chars(e.text.data(), e.text.data() + e.text.size(), value);
       if (ec != std::errc() || ptr != e.text.data() + e.text.size())
         return fail(e, "the number " + e.text);
-      return SelValue{false, value, ""};
+      return SelValue{false, value, "", std::abs(static_cast<double>(value))};
     }
     case Expr::Kind::Unary:
       return unary(e);
@@ -141,16 +149,16 @@ private:
       }
       const spec::ParamValue &value = *instance.values[p];
       if (value.kind == spec::ParamValue::Kind::Bool)
-        return SelValue{true, value.boolValue ? 1 : 0, ""};
+        return SelValue{true, value.boolValue ? 1 : 0, "", 1};
       if (value.kind == spec::ParamValue::Kind::Int)
-        return SelValue{false, value.intValue, ""};
+        return SelValue{false, value.intValue, "", std::abs(static_cast<double>(value.intValue))};
       diags.report(DiagID::err_select_param_value, e.loc, e.text, "'" + value.text + "'");
       return std::nullopt;
     }
     if (llvm::is_contained(sizes, e.text)) {
       if (!llvm::is_contained(sizesRead, e.text))
         sizesRead.push_back(e.text);
-      return SelValue{false, std::nullopt, e.text};
+      return SelValue{false, std::nullopt, e.text, kMaxSize};
     }
     llvm::SmallVector<std::string, 8> params;
     for (const spec::ParamDecl &param : spec.params)
@@ -177,9 +185,12 @@ private:
     bool isNot = e.text == "not";
     if (!expect(e, *v, isNot))
       return std::nullopt;
-    if (v->known)
-      return SelValue{isNot, isNot ? !*v->known : -*v->known, ""};
-    return SelValue{isNot, std::nullopt, (isNot ? "!(" : "-(") + v->cpp + ")"};
+    if (v->known) {
+      if (!isNot && *v->known == INT64_MIN)
+        return overflow(e);
+      return SelValue{isNot, isNot ? !*v->known : -*v->known, "", v->bound};
+    }
+    return SelValue{isNot, std::nullopt, (isNot ? "!(" : "-(") + v->cpp + ")", v->bound};
   }
 
   std::optional<SelValue> binary(const Expr &e) {
@@ -203,25 +214,27 @@ private:
       // A known operand decides (false and x, true or x) or drops out.
       for (const SelValue *v : {&*lhs, &*rhs})
         if (v->known && static_cast<bool>(*v->known) != isAnd)
-          return SelValue{true, isAnd ? 0 : 1, ""};
+          return SelValue{true, isAnd ? 0 : 1, "", 1};
       if (lhs->known)
         return rhs;
       if (rhs->known)
         return lhs;
       return SelValue{true, std::nullopt,
-                      "(" + lhs->cpp + (isAnd ? " && " : " || ") + rhs->cpp + ")"};
+                      "(" + lhs->cpp + (isAnd ? " && " : " || ") + rhs->cpp + ")", 1};
     }
     bool wantBool = equality.contains(op) && lhs->isBool;
     if (!expect(e, *lhs, wantBool) || !expect(e, *rhs, wantBool))
       return std::nullopt;
     bool yieldsBool = !arithmetic.contains(op);
+    double bound =
+        !yieldsBool ? (op == "*" ? lhs->bound * rhs->bound : lhs->bound + rhs->bound) : 1;
     if (lhs->known && rhs->known) {
       int64_t a = *lhs->known, b = *rhs->known, r = 0;
       if (op == "+"   ? __builtin_add_overflow(a, b, &r)
           : op == "-" ? __builtin_sub_overflow(a, b, &r)
           : op == "*" ? __builtin_mul_overflow(a, b, &r)
                       : false)
-        return fail(e, "'" + written(e) + "', which overflows 64 bits,");
+        return overflow(e);
       if (yieldsBool)
         r = op == "<"    ? a < b
             : op == "<=" ? a <= b
@@ -229,10 +242,18 @@ private:
             : op == ">=" ? a >= b
             : op == "==" ? a == b
                          : a != b;
-      return SelValue{yieldsBool, r, ""};
+      return SelValue{yieldsBool, r, "", std::abs(static_cast<double>(r))};
     }
+    // The launcher computes in long long: refuse what could overflow it.
+    if (bound >= 9.2e18)
+      return overflow(e);
     return SelValue{yieldsBool, std::nullopt,
-                    "(" + lhs->text() + " " + op + " " + rhs->text() + ")"};
+                    "(" + lhs->text() + " " + op + " " + rhs->text() + ")", bound};
+  }
+
+  std::optional<SelValue> overflow(const Expr &e) {
+    diags.report(DiagID::err_select_overflow, e.loc, written(e), select.param.value);
+    return std::nullopt;
   }
 
   const spec::KernelSpec &spec;
@@ -291,7 +312,50 @@ bool checkDeclarations(const spec::KernelSpec &spec, DiagnosticEngine &diags) {
   return ok;
 }
 
+/// What a kernel's launcher takes, for comparing the kernels behind one.
+std::string launcherArguments(const ir::Kernel &k) {
+  llvm::SmallVector<std::string, 12> parts;
+  for (size_t g = 0; g < k.globals.size(); ++g) {
+    const ir::Global &global = k.globals[g];
+    llvm::SmallVector<std::string, 4> dims;
+    for (const ir::Size &d : global.dims)
+      dims.push_back(d.str());
+    parts.push_back(global.name + " " + spec::spelling(global.dtype) + "[" +
+                    llvm::join(dims, ", ") + "]" +
+                    (ir::writesGlobal(k, static_cast<unsigned>(g)) ? " (written)" : ""));
+  }
+  for (const std::string &size : ir::launchSizeSymbols(k))
+    parts.push_back(size);
+  for (const ir::Scalar &scalar : k.scalars)
+    parts.push_back(scalar.name + (scalar.defaultValue
+                                       ? " = " + std::to_string(*scalar.defaultValue)
+                                       : std::string()));
+  return llvm::join(parts, ", ");
+}
+
 } // namespace
+
+bool checkEntries(const std::vector<ir::Kernel> &kernels, DiagnosticEngine &diags) {
+  for (const ir::Kernel &k : kernels) {
+    if (!k.entry || k.entry->name == k.name)
+      continue;
+    const ir::Kernel &first = *llvm::find_if(kernels, [&](const ir::Kernel &other) {
+      return other.entry && other.entry->name == k.entry->name;
+    });
+    std::string theirs = launcherArguments(first), mine = launcherArguments(k);
+    if (theirs != mine) {
+      diags.report(DiagID::err_select_arguments, k.entry->loc, k.entry->name, theirs, mine);
+      return false;
+    }
+    std::vector<std::string> sizes = ir::launchSizeSymbols(k);
+    for (const std::string &size : k.entry->sizes)
+      if (!llvm::is_contained(sizes, size)) {
+        diags.report(DiagID::err_select_size, k.entry->loc, k.entry->name, size);
+        return false;
+      }
+  }
+  return true;
+}
 
 bool applySelections(const spec::KernelSpec &spec, std::vector<Instance> &instances,
                      DiagnosticEngine &diags) {
@@ -320,6 +384,7 @@ bool applySelections(const spec::KernelSpec &spec, std::vector<Instance> &instan
     ir::Entry entry;
     entry.name = instance.name;
     entry.written = spelled;
+    entry.loc = spec.selects.front().param.loc;
     llvm::SmallVector<std::string, 2> conjuncts;
     bool picked = true;
     for (size_t s = 0; s < spec.selects.size(); ++s) {
@@ -340,6 +405,7 @@ bool applySelections(const spec::KernelSpec &spec, std::vector<Instance> &instan
         continue;
       }
       conjuncts.push_back(mine ? value->cpp : "!" + value->cpp);
+      entry.choices.push_back(select.param.value);
       for (const std::string &size : evaluator.sizesRead)
         if (!llvm::is_contained(entry.sizes, size))
           entry.sizes.push_back(size);
@@ -361,10 +427,12 @@ bool applySelections(const spec::KernelSpec &spec, std::vector<Instance> &instan
     if (members[instance.entry->name] == 1) {
       instance.entry->condition.clear();
       instance.entry->sizes.clear();
+      instance.entry->choices.clear();
     } else {
-      for (size_t index : selectedIndex)
-        instance.name += "_" + spec.params[index].name.value + "_" +
-                         (instance.values[index]->boolValue ? "true" : "false");
+      for (size_t s = 0; s < spec.selects.size(); ++s)
+        if (llvm::is_contained(instance.entry->choices, spec.selects[s].param.value))
+          instance.name += "_" + spec.selects[s].param.value + "_" +
+                           (instance.values[selectedIndex[s]]->boolValue ? "true" : "false");
     }
   }
   for (const Instance &instance : kept) {

@@ -13,6 +13,7 @@
 #include "tkc/Emit/CudaEmitter.h"
 #include "tkc/Emit/Format.h"
 #include "tkc/Emit/ManifestEmitter.h"
+#include "tkc/Lower/Select.h"
 #include "tkc/Lower/SpecToIR.h"
 #include "tkc/Passes/Passes.h"
 #include "tkc/Target/Arch.h"
@@ -192,6 +193,8 @@ int runCompiler() {
         return kExitInputError;
       kernels.push_back(std::move(*kernel));
     }
+    if (!tkc::checkEntries(kernels, diags))
+      return kExitInputError;
     if (emitKind == EmitKind::IR) {
       for (const tkc::ir::Kernel &kernel : kernels) {
         if (&kernel != &kernels.front())

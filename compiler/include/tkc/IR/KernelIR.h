@@ -322,7 +322,11 @@ struct Entry {
   /// always (the only kernel it has left, or the last one it tries).
   std::string condition;
   std::vector<std::string> sizes;    ///< the sizes the condition reads
-  std::vector<std::string> selected; ///< the parameters it selects
+  std::vector<std::string> selected; ///< every parameter the spec selects
+  /// Those whose condition depends on the sizes here (the others are settled
+  /// for this launcher); its kernels' names spell out their values.
+  std::vector<std::string> choices;
+  SourceLoc loc; ///< the spec's first selection
 };
 
 struct Kernel {
@@ -364,6 +368,10 @@ struct Kernel {
 /// globals. Shared by the CUDA and manifest emitters, so that the launcher and
 /// its description cannot disagree.
 std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
+
+/// Whether the kernel writes global `g` (the GEMM finish's store, or a store
+/// of a consumer program): its launcher takes that pointer non-const.
+bool writesGlobal(const Kernel &kernel, unsigned g);
 
 /// The task index the loop stops at (LoopBound::stopVar); the kernel must have one.
 const IterVar &stopTask(const Kernel &kernel);

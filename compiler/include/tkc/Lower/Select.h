@@ -24,4 +24,11 @@ namespace tkc {
 bool applySelections(const spec::KernelSpec &spec, std::vector<Instance> &instances,
                      DiagnosticEngine &diags);
 
+/// Checks that the kernels behind each choosing launcher take the same
+/// arguments (globals with their dtypes, dims and roles, sizes, scalars and
+/// their defaults) and that its conditions read only sizes it takes; reports
+/// a located error at the spec's `select:` otherwise. Run on the lowered
+/// kernels before anything is emitted, whatever `--emit` asks for.
+bool checkEntries(const std::vector<ir::Kernel> &kernels, DiagnosticEngine &diags);
+
 } // namespace tkc
