@@ -266,7 +266,12 @@ int runCompiler() {
 /// behind a wrapper script (tkc.load keys its cache on that output).
 std::string buildId(const char *argv0) {
   static int anchor;
-  const std::string exe = llvm::sys::fs::getMainExecutable(argv0, &anchor);
+  std::string exe = llvm::sys::fs::getMainExecutable(argv0, &anchor);
+  // Run through the dynamic loader (`ld-linux-x86-64.so.2 tkc ...`, as a
+  // relocated install's wrapper does), the process's executable is the
+  // loader, the same for every build; argv[0] is then tkc's path.
+  if (llvm::sys::path::filename(exe).startswith("ld-") && llvm::sys::fs::exists(argv0))
+    exe = argv0;
   auto bytes = llvm::MemoryBuffer::getFile(exe, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (exe.empty() || !bytes)
     return "unknown";
