@@ -739,11 +739,16 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
       for (auto &other : emitters)
         if (other->publicName() == emitter->publicName())
           members.push_back(other.get());
-      // Tried in order, the last unconditionally: conditions that hold
-      // (rather than fail) read first.
-      llvm::stable_sort(members, [](const KernelEmitter *a, const KernelEmitter *b) {
-        return llvm::count(a->kernel().entry->condition, '!') <
-               llvm::count(b->kernel().entry->condition, '!');
+      // Tried in order, the last unconditionally: the kernels chosen where
+      // more conditions hold (rather than fail) read first.
+      auto falseChoices = [](const KernelEmitter *e) {
+        const Kernel &k = e->kernel();
+        return llvm::count_if(k.params, [&](const auto &param) {
+          return param.second == "false" && llvm::is_contained(k.entry->choices, param.first);
+        });
+      };
+      llvm::stable_sort(members, [&](const KernelEmitter *a, const KernelEmitter *b) {
+        return falseChoices(a) < falseChoices(b);
       });
       emitter->emitChoosingLauncher(members);
     }
