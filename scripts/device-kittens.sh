@@ -34,7 +34,7 @@ if ! echo 'int main(){}' | "$NVCC" -x cu - -lcublas -o "$BUILD/cublas_probe" >/d
   CUBLAS=(-L"$d" -l:libcublas.so.13 -Xlinker -rpath -Xlinker "$d")
 fi
 
-TESTS=(register_ops mma_sync wgmma tma sync lcf)
+TESTS=(register_ops fast_math mma_sync wgmma tma sync lcf)
 LEVELS=(l1_mma_sync l2_wgmma l3_tma l4_warpspec l5_wide l6_lcf)
 
 # ---- 1. build -------------------------------------------------------------------------

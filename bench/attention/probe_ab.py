@@ -59,7 +59,8 @@ for D in Ds:
                 ptrs = [t.data_ptr() for t in (Q, K, V, O, L)]
                 sizes = [{"B": B, "H": H, "N": N, "H_kv": H}[s] for s in k.info.sizes]
                 st = torch.cuda.current_stream().cuda_stream
-                fns.append(lambda k=k, p=ptrs, s=sizes, st=st: k.launch(p, s, st, [1 / math.sqrt(D)]))
+                sc = [1 / math.sqrt(D) if x.name == "scale" else x.default for x in k.info.scalars]  # others: their defaults
+                fns.append(lambda k=k, p=ptrs, s=sizes, st=st, sc=sc: k.launch(p, s, st, sc))
                 fns[-1](); torch.cuda.synchronize()
                 err = (torch.linalg.norm(O.float() - ref.float()) / torch.linalg.norm(ref.float())).item()
                 bad = (torch.isnan(O).any(-1) | torch.isnan(L)).sum().item()
