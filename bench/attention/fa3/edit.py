@@ -259,24 +259,8 @@ src = re.sub(r"static_assert\(\s*(sizeof\()?(kittens::lcf::traits<)?%s[^;]*;\n" 
 old = "globals.j_count = static_cast<int>((N + 128 - 1) / 128);"
 assert src.count(old) == 1
 src = src.replace(old, "globals.j_count = static_cast<int>((N + %d - 1) / %d);" % (BKV, BKV))
-helpers = """
-template <class RT> __device__ inline void probe_pin(RT &t) {
-#pragma unroll
-  for (int i = 0; i < RT::height; ++i)
-#pragma unroll
-    for (int j = 0; j < RT::width; ++j)
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        auto &x = t.tiles[i][j].data[k];
-        if constexpr (sizeof(x) == 8) asm volatile("" : "+f"(x.x), "+f"(x.y));
-        else asm volatile("" : "+r"(*reinterpret_cast<unsigned *>(&x)));
-      }
-}
-template <class RV> __device__ inline void probe_pin_rv(RV &v) {
-#pragma unroll
-  for (int i = 0; i < (int)(sizeof(v.data) / sizeof(v.data[0])); ++i) asm volatile("" : "+f"(v.data[i].x), "+f"(v.data[i].y));
-}
-"""
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from probe_pins import PINS as helpers
 ns = src.index("namespace {")
 src = src[:ns] + helpers + src[ns:]
 open(path, "w").write(src)
