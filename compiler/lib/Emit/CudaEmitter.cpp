@@ -555,8 +555,11 @@ private:
     {
       auto fn = w.scope(fmt::format(
           "__device__ static void setup(kittens::lcf::consumer_setup_args<{}> &args)", structName));
+      // Every stage adds one product into the accumulator, and the first stage's
+      // product overwrites it instead (wgmma's scale-d off at iter 0): zeroing it here
+      // matters only to a task without stages.
       for (unsigned z : k.zeroInit)
-        w.linef("kittens::zero(args.state.{});", k.state[z].name);
+        w.linef("if (args.num_iters == 0) kittens::zero(args.state.{});", k.state[z].name);
     }
     {
       auto fn = w.scope(fmt::format(
@@ -571,7 +574,9 @@ private:
                   a.name, a.rows / k.consumerWarpgroups, a.cols);
           aOperand = a.name + "_rows";
         }
-        w.linef("kittens::warpgroup::{}(args.state.{}, {}, args.input.{});",
+        TKC_INTERNAL_ASSERT(llvm::is_contained(k.zeroInit, mma.acc) && k.mmas.size() == 1,
+                            "the first stage's product overwrites a zeroed accumulator");
+        w.linef("kittens::warpgroup::{}(args.state.{}, {}, args.input.{}, args.iter > 0);",
                 mma.transposeB ? "mma_ABt" : "mma_AB", k.state[mma.acc].name, aOperand, b.name);
       }
       w.line("kittens::warpgroup::mma_async_wait<0>();");
@@ -620,12 +625,24 @@ private:
       w.linef(
           "kittens::tma::store_async(args.globals.{}, args.finish.result[wg], {{0, 0, {}, {}}});",
           k.globals[store.global].name, row, coordExpr(store.coords[1]));
-      w.line("kittens::tma::store_commit_group();");
-      w.line("kittens::tma::store_async_read_wait<0>();");
+      w.line("kittens::tma::store_commit_group(); // its read is waited for in release_finish");
     }
-    w.linef("kittens::warpgroup::sync({} + wg);", barrierBase);
-    w.line("if (kittens::laneid() == 0)");
-    w.line("  kittens::arrive(args.finish_finished); // the finish block may be reused");
+    fn.close();
+    emitReleaseFinish();
+  }
+
+  /// The finish's last store reads the finish block while the next task's
+  /// first products run: the template calls this hook after them, in each
+  /// warpgroup, and the thread that issued the store waits for its read there
+  /// and releases the block for the warpgroup's warps.
+  void emitReleaseFinish() {
+    auto fn = w.scope(fmt::format("__device__ static void "
+                                  "release_finish(kittens::lcf::consumer_release_args<{}> &args)",
+                                  structName));
+    auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+    w.line("kittens::tma::store_async_read_wait<0>();");
+    w.line("kittens::arrive(args.finish_finished, kittens::WARPGROUP_WARPS); // the finish block "
+           "may be reused");
   }
 
 #include "ProgramEmitter.inc"

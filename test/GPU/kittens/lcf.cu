@@ -15,11 +15,15 @@
 // tasks: each holds its own A tile in scratch, loaded one task ahead through
 // next_setup_arrived into alternating copies, stops after its own number of stages and
 // stores through its own scratch tile, so the warpgroups drift apart within the ring.
+// The first two kernels run again with consumer::release_finish: the finish leaves its
+// store's read wait and the release of the aliased block to the template, which calls the
+// hook after the next task's first stage (or before it, when that task's first computed
+// stage lies past SAFE_STAGES, or before the block exits).
 #include "harness.cuh"
 
 using namespace kittens;
 
-template <bool Truncated> struct small_gemm_t {
+template <bool Truncated, bool Deferred> struct small_gemm_t {
   using small_gemm = small_gemm_t;
   using a_tile = st_bf<64, 64>;
   using b_tile = st_bf<64, 128>;
@@ -60,7 +64,7 @@ template <bool Truncated> struct small_gemm_t {
       }
     }
   };
-  struct consumer {
+  struct eager_consumer {
     __device__ static void setup(lcf::consumer_setup_args<small_gemm> &a) {
       zero(a.state.acc);
       if constexpr (Truncated) {
@@ -80,16 +84,31 @@ template <bool Truncated> struct small_gemm_t {
       if (warpgroup::laneid() == 0) {
         tma::store_async(a.globals.C, a.finish.c, {0, 0, a.common.m, a.common.n});
         tma::store_commit_group();
-        tma::store_async_read_wait<0>();
+        if constexpr (!Deferred) tma::store_async_read_wait<0>();
       }
-      warpgroup::sync(1);
-      if (laneid() == 0) arrive(a.finish_finished);
+      if constexpr (!Deferred) {
+        warpgroup::sync(1);
+        if (laneid() == 0) arrive(a.finish_finished);
+      }
     }
   };
+  struct deferring_consumer : eager_consumer {
+    __device__ static void release_finish(lcf::consumer_release_args<small_gemm> &a) {
+      if (warpgroup::laneid() == 0) {
+        tma::store_async_read_wait<0>();
+        arrive(a.finish_finished, WARPGROUP_WARPS);
+      }
+    }
+  };
+  using consumer = std::conditional_t<Deferred, deferring_consumer, eager_consumer>;
 };
 
-using small_gemm = small_gemm_t<false>;
-using truncated_gemm = small_gemm_t<true>;
+using small_gemm = small_gemm_t<false, false>;
+using truncated_gemm = small_gemm_t<true, false>;
+using deferred_gemm = small_gemm_t<false, true>;
+using deferred_truncated_gemm = small_gemm_t<true, true>;
+static_assert(!lcf::traits<small_gemm>::DEFERS_FINISH_RELEASE && lcf::traits<deferred_gemm>::DEFERS_FINISH_RELEASE,
+              "release_finish is detected exactly when the consumer defines it");
 using TR = lcf::traits<small_gemm>;
 static_assert(TR::STAGE_BYTES == 24 * 1024, "input block is one 8 KiB A tile and one 16 KiB B tile");
 static_assert(TR::FINISH_OFFSET == 64 * 1024, "finish block sits at the end of the 80 KiB budget");
@@ -219,6 +238,19 @@ int main() {
       ref_t[m * N + n] = acc;
     }
   harness::expect_close("LCF GEMM with compute_begin .. compute_iters chosen per task", dc.download(), ref_t, 1e-2, 8e-3);
+
+  // The same two with the finish block released late, by consumer::release_finish.
+  dc.poison();
+  deferred_gemm::layout::globals gd{g.A, g.B, g.C, M / 64, N / 128, K / 64};
+  CHECK_CUDA(lcf::launch<deferred_gemm>(gd, 7));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  harness::expect_close("LCF GEMM, finish released by release_finish", dc.download(), ref, 1e-2, 8e-3);
+  dc.poison();
+  deferred_truncated_gemm::layout::globals gdt{g.A, g.B, g.C, M / 64, N / 128, K / 64};
+  CHECK_CUDA(lcf::launch<deferred_truncated_gemm>(gdt, 7));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  harness::expect_close("LCF GEMM, compute_begin past SAFE_STAGES, finish released by release_finish",
+                        dc.download(), ref_t, 1e-2, 8e-3);
 
   // Tiles loaded one task ahead, warpgroups apart: 30 tasks on 7 blocks (4 or 5 each).
   {

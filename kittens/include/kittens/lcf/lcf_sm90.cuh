@@ -50,7 +50,13 @@
  *    the consumer warps, and with a compute that releases each stage itself (not through
  *    prev_inputs_finished, which is null at the first stage computed).
  *  - consumer::finish must make CONSUMER_ARRIVALS arrivals on `finish_finished` once the
- *    finish block may be overwritten (after store_async_read_wait for TMA stores).
+ *    finish block may be overwritten (after store_async_read_wait for TMA stores), unless
+ *    the consumer defines release_finish: then finish only issues its stores, and the
+ *    template calls consumer::release_finish in each warpgroup once per finish, late: after
+ *    the first stage that warpgroup computes in the block's next task (before it, if that
+ *    task computes none; before the block exits after its last). release_finish makes that
+ *    warpgroup's share of the arrivals (after its store_async_read_wait), so the store's read
+ *    of the finish block overlaps the next task's first products instead of stalling them.
  *  - With a finish block, all consumers meet (barrier 14) before finish, since it may alias
  *    stages another warpgroup still reads. Without one they do not: each warpgroup goes on to
  *    its finish and its next task on its own, bounded only by the stage ring, so hooks that
@@ -106,6 +112,10 @@ KITTENS_LCF_INT_OR(CONSUMER_REGISTERS, -1)
 KITTENS_LCF_INT_OR(MAX_SHARED_MEMORY, MAX_SHARED_MEMORY_SM90 - 2048)
 #undef KITTENS_LCF_INT_OR
 
+template <class K, class = void> struct has_release_finish : std::false_type {};
+template <class K>
+struct has_release_finish<K, std::void_t<decltype(&K::consumer::release_finish)>> : std::true_type {};
+
 constexpr int padded(int bytes) { return (bytes + 1023) / 1024 * 1024; }
 } // namespace detail
 
@@ -141,6 +151,8 @@ template <class K> struct traits {
   static constexpr int BUDGET = detail::MAX_SHARED_MEMORY_of<K>::value;
   static constexpr bool HAS_SCRATCH = !std::is_empty_v<scratch_block>;
   static constexpr bool HAS_FINISH = !std::is_empty_v<finish_block>;
+  /// The consumer releases each finish block late, through consumer::release_finish.
+  static constexpr bool DEFERS_FINISH_RELEASE = detail::has_release_finish<K>::value;
   static constexpr int SCRATCH_BYTES = HAS_SCRATCH ? detail::padded(sizeof(scratch_block)) : 0;
   static constexpr int STAGE_BYTES = detail::padded(sizeof(input_block));
   static constexpr int STAGES_END = SCRATCH_BYTES + INPUT_STAGES * STAGE_BYTES;
@@ -177,6 +189,8 @@ template <class K> struct traits {
                 "lcf: scratch + INPUT_STAGES * input_block (each padded to 1024 bytes) exceed MAX_SHARED_MEMORY; reduce INPUT_STAGES or the tile sizes");
   static_assert(FINISH_OFFSET >= SCRATCH_BYTES,
                 "lcf: finish_block does not fit after scratch_block within MAX_SHARED_MEMORY; shrink one of them");
+  static_assert(HAS_FINISH || !DEFERS_FINISH_RELEASE,
+                "lcf: consumer::release_finish releases the finish block, but the layout has none; remove the hook");
   static_assert(SAFE_STAGES >= 1 || !HAS_FINISH,
                 "lcf: finish_block aliases every input stage, so the next task could never start loading early; shrink finish_block or input_block");
 };
@@ -230,6 +244,11 @@ template <class K> struct consumer_finish_args : common_args<K> {
   /// As in setup (< 0: this is the block's last task). A finish whose TMA store reads scratch
   /// that only the next task's setup reuses may leave the read wait to that setup, except here.
   int next_num_iters;
+};
+/// Arguments of consumer::release_finish (called late for this warpgroup's last finish).
+template <class K> struct consumer_release_args {
+  typename traits<K>::finish_block &finish;
+  semaphore &finish_finished;
 };
 
 /// The LCF kernel. Launch with traits<K>::NUM_THREADS threads and DYNAMIC_SHARED_BYTES (see launch()).
@@ -296,6 +315,17 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
     // Consumers know the block's next task one task ahead, so that setup may load its tiles early.
     typename TR::common_state next{};
     int num_iters = -1;
+    // This warpgroup's last finish still awaits consumer::release_finish (see the contract).
+    bool release_pending = false;
+    auto release_finish = [&] {
+      if constexpr (TR::DEFERS_FINISH_RELEASE) {
+        if (release_pending) {
+          consumer_release_args<K> ra{finish, finish_finished};
+          K::consumer::release_finish(ra);
+          release_pending = false;
+        }
+      }
+    };
     {
       common_args<K> ca{common, 0, num_iters, g, scratch};
       K::common_setup(ca);
@@ -327,6 +357,9 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
         }
       };
       int it = 0;
+      // The producer loads the stages from SAFE_STAGES on only after the release: waiting
+      // for one of them unreleased would wait forever.
+      if (compute_begin >= TR::SAFE_STAGES || compute_begin >= compute_iters) release_finish();
       release_unread(it, compute_begin < compute_iters ? compute_begin : compute_iters);
       const int first = it;
       for (; it < compute_iters; ++it) {
@@ -336,6 +369,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
         semaphore *prev = it > first ? &inputs_finished[(it - 1) % S] : nullptr;
         consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev};
         K::consumer::compute(xa);
+        release_finish(); // after the first stage: the store has long read the block
       }
       release_unread(it, num_iters);
       // Every consumer must be done reading the stages before finish overwrites aliased ones.
@@ -343,9 +377,11 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       if constexpr (TR::HAS_FINISH) named_sync(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
       consumer_finish_args<K> fa{{common, task_iter, num_iters, g, scratch}, state, finish, finish_finished, next_iters};
       K::consumer::finish(fa);
+      release_pending = TR::DEFERS_FINISH_RELEASE;
       common = next;
       num_iters = next_iters;
     }
+    release_finish(); // the block's last store must have read the finish block before it exits
   }
 }
 
