@@ -155,7 +155,7 @@ public:
         for (const ir::Load &load : k.loads)
           w.linef("{0}_tile {0};", k.stageTiles[load.tile].name);
       }
-      w.linef("struct finish_block {{ result_tile result[{}]; }};", k.consumerWarpgroups);
+      emitFinishBlock();
       {
         auto common = w.scope("struct common_state", ";");
         for (const ir::IterVar &v : k.tasks)
@@ -169,6 +169,7 @@ public:
     w.linef("static constexpr int CONSUMER_ARRIVALS = {};", p.consumerArrivals);
     w.linef("static constexpr int PRODUCER_REGISTERS = {};", p.producerRegisters);
     w.linef("static constexpr int CONSUMER_REGISTERS = {};", p.consumerRegisters);
+    emitFinishPerWarpgroup();
     w.blank();
     emitCommonSetup();
     w.blank();
@@ -615,21 +616,29 @@ private:
       }
     }
     int barrierBase = k.plan.finishBarrierIds.front();
-    w.linef("kittens::warpgroup::store(args.finish.result[wg], args.state.{});", acc.name);
+    w.linef("kittens::warpgroup::store(args.finish.result, args.state.{});", acc.name);
     w.line("kittens::fence_async_shared(); // make the stores visible to TMA");
     w.linef("kittens::warpgroup::sync({} + wg);", barrierBase);
     {
       auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
       std::string row =
           fmt::format("{} * {} + wg", coordExpr(store.coords[0]), k.consumerWarpgroups);
-      w.linef(
-          "kittens::tma::store_async(args.globals.{}, args.finish.result[wg], {{0, 0, {}, {}}});",
-          k.globals[store.global].name, row, coordExpr(store.coords[1]));
+      w.linef("kittens::tma::store_async(args.globals.{}, args.finish.result, {{0, 0, {}, {}}});",
+              k.globals[store.global].name, row, coordExpr(store.coords[1]));
       w.line("kittens::tma::store_commit_group(); // its read is waited for in release_finish");
     }
     fn.close();
     emitReleaseFinish();
   }
+
+  /// Each consumer warpgroup stages its rows in a finish block of its own, so
+  /// that a warpgroup whose block lies past the stages need not wait for the
+  /// others before its finish (the LCF template places warpgroup 0's last).
+  void emitFinishBlock() {
+    w.comment("One per consumer warpgroup (FINISH_PER_WARPGROUP).");
+    w.line("struct finish_block { result_tile result; };");
+  }
+  void emitFinishPerWarpgroup() { w.line("static constexpr bool FINISH_PER_WARPGROUP = true;"); }
 
   /// The finish's last store reads the finish block while the next task's
   /// first products run: the template calls this hook after them, in each

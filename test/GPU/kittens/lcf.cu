@@ -15,6 +15,9 @@
 // tasks: each holds its own A tile in scratch, loaded one task ahead through
 // next_setup_arrived into alternating copies, stops after its own number of stages and
 // stores through its own scratch tile, so the warpgroups drift apart within the ring.
+// A fourth gives each of its two warpgroups a finish block of its own (FINISH_PER_WARPGROUP),
+// warpgroup 0's past the stages, so that only warpgroup 1 waits for the other before finish,
+// with tasks from one stage to seven, eagerly released and through release_finish.
 // The first two kernels run again with consumer::release_finish: the finish leaves its
 // store's read wait and the release of the aliased block to the template, which calls the
 // hook after the next task's first stage (or before it, when that task's first computed
@@ -114,6 +117,94 @@ static_assert(TR::STAGE_BYTES == 24 * 1024, "input block is one 8 KiB A tile and
 static_assert(TR::FINISH_OFFSET == 64 * 1024, "finish block sits at the end of the 80 KiB budget");
 static_assert(TR::SAFE_STAGES == 2, "stage 2 (48..72 KiB) overlaps the finish block (64..80 KiB)");
 static_assert(TR::NUM_THREADS == 256, "one consumer + one producer warpgroup");
+
+/// Two consumer warpgroups, each with a finish block of its own (FINISH_PER_WARPGROUP):
+/// warpgroup 1's aliases the last stage, warpgroup 0's lies past the stages, so only
+/// warpgroup 1 waits for the other before its finish; warpgroup 0 arrives and goes on.
+/// Task (m, n) computes C's 128-row tile from the first 1 + (m + n) % k_iters blocks of K,
+/// so that tasks of one stage (fewer than SAFE_STAGES) follow longer ones.
+template <bool Deferred> struct split_finish_gemm_t {
+  using split_finish_gemm = split_finish_gemm_t;
+  using a_tile = st_bf<128, 64>;
+  using b_tile = st_bf<64, 128>;
+  using c_tile = st_bf<64, 128>;
+  struct layout {
+    struct globals {
+      tile_map<a_tile> A;
+      tile_map<b_tile> B;
+      tile_map<c_tile> C;
+      int m_tiles, n_tiles, k_iters;
+    };
+    struct input_block { a_tile a; b_tile b; };
+    struct finish_block { c_tile c; };
+    struct common_state { int m, n; };
+    struct consumer_state { rt_fl<16, 128> acc; };
+  };
+  static constexpr int INPUT_STAGES = 3;
+  static constexpr int NUM_CONSUMER_WARPGROUPS = 2;
+  static constexpr int CONSUMER_ARRIVALS = 8;
+  static constexpr int MAX_SHARED_MEMORY = 112 * 1024;
+  static constexpr bool FINISH_PER_WARPGROUP = true;
+
+  __device__ static void common_setup(lcf::common_args<split_finish_gemm> &a) {
+    const int task = a.task_iter * gridDim.x + blockIdx.x;
+    if (task >= a.globals.m_tiles * a.globals.n_tiles) { a.num_iters = -1; return; }
+    a.common.m = task / a.globals.n_tiles;
+    a.common.n = task % a.globals.n_tiles;
+    a.num_iters = 1 + (a.common.m + a.common.n) % a.globals.k_iters;
+  }
+  struct producer {
+    __device__ static void setup(lcf::producer_setup_args<split_finish_gemm> &) {}
+    __device__ static void load(lcf::producer_load_args<split_finish_gemm> &a) {
+      if (warpgroup::laneid() == 0) {
+        expect(a.inputs_arrived, a.input.a, a.input.b);
+        tma::load_async(a.input.a, a.globals.A, {0, 0, a.common.m, a.iter}, a.inputs_arrived);
+        tma::load_async(a.input.b, a.globals.B, {0, 0, a.iter, a.common.n}, a.inputs_arrived);
+      }
+    }
+  };
+  struct eager_consumer {
+    __device__ static void setup(lcf::consumer_setup_args<split_finish_gemm> &a) { zero(a.state.acc); }
+    __device__ static void compute(lcf::consumer_compute_args<split_finish_gemm> &a) {
+      warpgroup::mma_AB(a.state.acc, a.input.a.template subtile<64, 64>(warpgroupid(), 0), a.input.b);
+      warpgroup::mma_async_wait<0>();
+      if (laneid() == 0) arrive(a.inputs_finished);
+    }
+    __device__ static void finish(lcf::consumer_finish_args<split_finish_gemm> &a) {
+      const int w = warpgroupid();
+      warpgroup::store(a.finish.c, a.state.acc); // this warpgroup's own block
+      fence_async_shared();
+      warpgroup::sync(1 + w);
+      if (warpgroup::laneid() == 0) {
+        tma::store_async(a.globals.C, a.finish.c, {0, 0, 2 * a.common.m + w, a.common.n});
+        tma::store_commit_group();
+        if constexpr (!Deferred) tma::store_async_read_wait<0>();
+      }
+      if constexpr (!Deferred) {
+        warpgroup::sync(1 + w);
+        if (laneid() == 0) arrive(a.finish_finished);
+      }
+    }
+  };
+  struct deferring_consumer : eager_consumer {
+    __device__ static void release_finish(lcf::consumer_release_args<split_finish_gemm> &a) {
+      if (warpgroup::laneid() == 0) {
+        tma::store_async_read_wait<0>();
+        arrive(a.finish_finished, WARPGROUP_WARPS);
+      }
+    }
+  };
+  using consumer = std::conditional_t<Deferred, deferring_consumer, eager_consumer>;
+};
+using split_finish_gemm = split_finish_gemm_t<false>;
+using split_finish_deferred_gemm = split_finish_gemm_t<true>;
+using TS = lcf::traits<split_finish_gemm>;
+static_assert(TS::STAGE_BYTES == 32 * 1024 && TS::FINISH_BYTES == 32 * 1024 && TS::FINISH_OFFSET == 80 * 1024,
+              "three 32 KiB stages (0..96 KiB), two 16 KiB finish blocks at 80..112 KiB");
+static_assert(TS::finish_offset(0) == 96 * 1024 && TS::finish_offset(1) == 80 * 1024,
+              "warpgroup 0's finish block is placed last");
+static_assert(!TS::finish_aliases(0) && TS::finish_aliases(1) && TS::MEET_BEFORE_FINISH && TS::SAFE_STAGES == 2,
+              "only warpgroup 1's block shares bytes with a stage (stage 2, 64..96 KiB)");
 
 /// C[128 m + 64 w + r, n] = A[128 m + 64 w + r, :] · (sum of the first 1 + (m + n + w) % k_iters
 /// blocks of 64 rows of B[:, n]): warpgroup w of task (m, n) computes its own 64 rows.
@@ -251,6 +342,31 @@ int main() {
   CHECK_CUDA(cudaDeviceSynchronize());
   harness::expect_close("LCF GEMM, compute_begin past SAFE_STAGES, finish released by release_finish",
                         dc.download(), ref_t, 1e-2, 8e-3);
+
+  // Finish blocks of their own, warpgroup 0's past the stages; tasks of 1 .. 7 stages.
+  {
+    std::vector<double> ref_s(size_t(M) * N, 0.0);
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        const int end = 1 + (m / 128 + n / 128) % (K / 64);
+        double acc = 0.0;
+        for (int k = 0; k < 64 * end; ++k) acc += double(ha[m * K + k]) * double(hb[k * N + n]);
+        ref_s[size_t(m) * N + n] = acc;
+      }
+    using SG = split_finish_gemm;
+    SG::layout::globals gs{make_tile_map<SG::a_tile>(G(da.p, 1, 1, M, K)), make_tile_map<SG::b_tile>(G(db.p, 1, 1, K, N)),
+                           make_tile_map<SG::c_tile>(G(dc.p, 1, 1, M, N)), M / 128, N / 128, K / 64};
+    dc.poison();
+    CHECK_CUDA(lcf::launch<SG>(gs, 4));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    harness::expect_close("LCF GEMM, a finish block per warpgroup, one past the stages", dc.download(), ref_s, 1e-2, 8e-3);
+    dc.poison();
+    split_finish_deferred_gemm::layout::globals gsd{gs.A, gs.B, gs.C, M / 128, N / 128, K / 64};
+    CHECK_CUDA(lcf::launch<split_finish_deferred_gemm>(gsd, 4));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    harness::expect_close("LCF GEMM, a finish block per warpgroup, released by release_finish", dc.download(), ref_s,
+                          1e-2, 8e-3);
+  }
 
   // Tiles loaded one task ahead, warpgroups apart: 30 tasks on 7 blocks (4 or 5 each).
   {

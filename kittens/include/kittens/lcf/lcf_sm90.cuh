@@ -9,6 +9,7 @@
  *       using globals = ...;           // the single __grid_constant__ kernel argument
  *       struct input_block { ... };    // one pipeline stage: exactly the TMA-loaded bytes
  *       struct finish_block { ... };   // optional: epilogue staging, aliases the tail stages
+ *                                      // (one for the block, or one per consumer warpgroup)
  *       struct scratch_block { ... };  // optional: per-block smem that lives all kernel long
  *       struct common_state { ... };   // optional per-thread state set by common_setup
  *       struct producer_state { ... }; struct consumer_state { ... }; // optional
@@ -19,6 +20,7 @@
  *     static constexpr int CONSUMER_ARRIVALS = 8;    // optional (default: consumer warps)
  *     static constexpr int PRODUCER_REGISTERS = 40;  // optional (default 40)
  *     static constexpr int CONSUMER_REGISTERS = 232; // optional (default: what fits)
+ *     static constexpr bool FINISH_PER_WARPGROUP = true; // optional (default false)
  *     __device__ static void common_setup(lcf::common_args<K>&);
  *     struct producer { __device__ static void setup(lcf::producer_setup_args<K>&);
  *                       __device__ static void load(lcf::producer_load_args<K>&); };
@@ -58,7 +60,12 @@
  *    warpgroup's share of the arrivals (after its store_async_read_wait), so the store's read
  *    of the finish block overlaps the next task's first products instead of stalling them.
  *  - With a finish block, all consumers meet (barrier 14) before finish, since it may alias
- *    stages another warpgroup still reads. Without one they do not: each warpgroup goes on to
+ *    stages another warpgroup still reads. With FINISH_PER_WARPGROUP each consumer warpgroup
+ *    has a finish block of its own (`finish` is that one), warpgroup 0's placed last: only a
+ *    warpgroup whose block aliases a stage waits at the meeting; the others arrive and go on
+ *    (after the previous task's finish_finished, so that no warpgroup arrives twice while
+ *    another waits for the first); when none aliases, nobody meets. Without a finish block
+ *    they do not meet either: each warpgroup goes on to
  *    its finish and its next task on its own, bounded only by the stage ring, so hooks that
  *    share scratch between warpgroups must synchronise it themselves (and `finish_finished`
  *    may then count one warpgroup's arrival for a task beside another's for the one before).
@@ -110,6 +117,7 @@ KITTENS_LCF_INT_OR(CONSUMER_ARRIVALS, -1)
 KITTENS_LCF_INT_OR(PRODUCER_REGISTERS, 40)
 KITTENS_LCF_INT_OR(CONSUMER_REGISTERS, -1)
 KITTENS_LCF_INT_OR(MAX_SHARED_MEMORY, MAX_SHARED_MEMORY_SM90 - 2048)
+KITTENS_LCF_INT_OR(FINISH_PER_WARPGROUP, 0)
 #undef KITTENS_LCF_INT_OR
 
 template <class K, class = void> struct has_release_finish : std::false_type {};
@@ -156,9 +164,28 @@ template <class K> struct traits {
   static constexpr int SCRATCH_BYTES = HAS_SCRATCH ? detail::padded(sizeof(scratch_block)) : 0;
   static constexpr int STAGE_BYTES = detail::padded(sizeof(input_block));
   static constexpr int STAGES_END = SCRATCH_BYTES + INPUT_STAGES * STAGE_BYTES;
-  static constexpr int FINISH_BYTES = HAS_FINISH ? detail::padded(sizeof(finish_block)) : 0;
+  /// One finish block per consumer warpgroup instead of one for the block.
+  static constexpr bool FINISH_PER_WARPGROUP = detail::FINISH_PER_WARPGROUP_of<K>::value != 0;
+  /// Bytes of one finish block, and of all of them.
+  static constexpr int FINISH_BLOCK_BYTES = HAS_FINISH ? detail::padded(sizeof(finish_block)) : 0;
+  static constexpr int FINISH_BYTES = FINISH_BLOCK_BYTES * (FINISH_PER_WARPGROUP ? NUM_CONSUMER_WARPGROUPS : 1);
   /// Finish block offset: as late as the budget allows, 1024-aligned (it may alias stages).
   static constexpr int FINISH_OFFSET = HAS_FINISH ? (BUDGET - FINISH_BYTES) / 1024 * 1024 : BUDGET;
+  /// Warpgroup w's own finish block (FINISH_PER_WARPGROUP): warpgroup 0's last, so that the
+  /// first warpgroups' blocks are those that may lie past the stages.
+  static constexpr int finish_offset(int w) {
+    return FINISH_OFFSET + (FINISH_PER_WARPGROUP ? (NUM_CONSUMER_WARPGROUPS - 1 - w) * FINISH_BLOCK_BYTES : 0);
+  }
+  /// Whether warpgroup w's finish block shares bytes with a stage (then it waits, before its
+  /// finish, for every consumer to be done with the stages).
+  static constexpr bool finish_aliases(int w) { return HAS_FINISH && finish_offset(w) < STAGES_END; }
+  /// Whether the consumers meet before finish: always with one finish block for the block,
+  /// with one per warpgroup when one of them shares bytes with a stage.
+  static constexpr bool MEET_BEFORE_FINISH = [] {
+    bool meet = !FINISH_PER_WARPGROUP;
+    for (int w = 0; w < NUM_CONSUMER_WARPGROUPS; ++w) meet = meet || finish_aliases(w);
+    return HAS_FINISH && meet;
+  }();
   /// Stages that lie wholly before the finish block.
   static constexpr int SAFE_STAGES = [] {
     int s = 0;
@@ -189,6 +216,8 @@ template <class K> struct traits {
                 "lcf: scratch + INPUT_STAGES * input_block (each padded to 1024 bytes) exceed MAX_SHARED_MEMORY; reduce INPUT_STAGES or the tile sizes");
   static_assert(FINISH_OFFSET >= SCRATCH_BYTES,
                 "lcf: finish_block does not fit after scratch_block within MAX_SHARED_MEMORY; shrink one of them");
+  static_assert(HAS_FINISH || !FINISH_PER_WARPGROUP,
+                "lcf: FINISH_PER_WARPGROUP is set, but the layout has no finish_block; remove it");
   static_assert(HAS_FINISH || !DEFERS_FINISH_RELEASE,
                 "lcf: consumer::release_finish releases the finish block, but the layout has none; remove the hook");
   static_assert(SAFE_STAGES >= 1 || !HAS_FINISH,
@@ -264,7 +293,9 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   char *base = alloc.ptr;
   auto &scratch = *reinterpret_cast<typename TR::scratch_block *>(base);
   auto *inputs = reinterpret_cast<typename TR::input_block *>(base + TR::SCRATCH_BYTES);
-  auto &finish = *reinterpret_cast<typename TR::finish_block *>(base + TR::FINISH_OFFSET);
+  auto finish_of = [&](int w) -> typename TR::finish_block & {
+    return *reinterpret_cast<typename TR::finish_block *>(base + TR::finish_offset(w));
+  };
   auto stage = [&](int s) -> typename TR::input_block & {
     return *reinterpret_cast<typename TR::input_block *>(reinterpret_cast<char *>(inputs) + s * TR::STAGE_BYTES);
   };
@@ -320,7 +351,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
     auto release_finish = [&] {
       if constexpr (TR::DEFERS_FINISH_RELEASE) {
         if (release_pending) {
-          consumer_release_args<K> ra{finish, finish_finished};
+          consumer_release_args<K> ra{finish_of(TR::FINISH_PER_WARPGROUP ? warpgroupid() : 0), finish_finished};
           K::consumer::release_finish(ra);
           release_pending = false;
         }
@@ -374,8 +405,19 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       release_unread(it, num_iters);
       // Every consumer must be done reading the stages before finish overwrites aliased ones.
       // Without a finish block nothing is shared: each warpgroup goes on at its own pace.
-      if constexpr (TR::HAS_FINISH) named_sync(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
-      consumer_finish_args<K> fa{{common, task_iter, num_iters, g, scratch}, state, finish, finish_finished, next_iters};
+      if constexpr (TR::MEET_BEFORE_FINISH) {
+        if (!TR::FINISH_PER_WARPGROUP || TR::finish_aliases(wg)) {
+          named_sync(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
+        } else {
+          // Its own block lies past the stages: it only tells the others it is done with
+          // them. Not before they are past the previous meeting (their release of the previous
+          // finish comes after it), or this arrival would count toward that one.
+          wait(finish_finished, (task_iter & 1) ^ 1);
+          named_arrive(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
+        }
+      }
+      consumer_finish_args<K> fa{{common, task_iter, num_iters, g, scratch}, state,
+                                 finish_of(TR::FINISH_PER_WARPGROUP ? wg : 0), finish_finished, next_iters};
       K::consumer::finish(fa);
       release_pending = TR::DEFERS_FINISH_RELEASE;
       common = next;
