@@ -7,7 +7,10 @@ N = 193 (one full 192-row task and a one-row tail; a partial last key tile),
 B = 1, H = 4, H_kv = 2; the sliding-window kernels also at N = 1000 with a window
 of 100 keys, where the later tasks' loops start past the first key tile; a
 launcher that chooses its kernel by the sizes (`chooses` in the manifest) also
-at N = 8193 with one head, where the D = 64 launchers take key tiles of 192. The
+at N = 8193 with one head, where the D = 64 launchers take key tiles of 192; and the
+program that stages its store in per-warpgroup finish blocks released late
+(test/Emit/finish-block.yaml) at N = 1000 with B = 2, H = 16 (256 tasks, about two a
+block, so the late release and the warpgroups' meeting are exercised). The
 kernels were built (and cached) by the check step. Outputs are poisoned (NaN) and
 must come back finite in every row, so a run that left rows unwritten fails here
 too; their values are checked by the check step (test_attention.py).
@@ -33,7 +36,23 @@ def main():
             more = [(8193, {}, (1, 1))] if kernel.info.chooses else []
             for N, scalars, heads in cases + more:
                 failures += not run_once(kernel, N, scalars, heads)
+    failures += not run_finish_block()
     return 1 if failures else 0
+
+
+def run_finish_block():
+    kernel = next(iter(tkc.load(str(ta.FINISH_BLOCK)).kernels.values()))
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    B, H, N = 2, 16, 1000  # 256 tasks: about two a block
+    Q = torch.randn(B, H, N, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+    K = torch.randn(B, H, N, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+    V = torch.randn(B, H, N, 128, device="cuda", dtype=torch.bfloat16, generator=gen)
+    O = torch.full((B, H, N, 128), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel(Q, K, V, out=O)
+    torch.cuda.synchronize()
+    ok = bool(torch.isfinite(O.float()).all())
+    print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: N={N} outputs finite={ok}")
+    return ok
 
 
 def run_once(kernel, N, scalars, heads):

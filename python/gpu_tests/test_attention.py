@@ -11,7 +11,10 @@ and L, the natural-log log-sum-exp of each row of the scores, against the
 reference's. Also: a non-default scale, outputs allocated by the call and
 passed as a dict, the argument checks on real tensors (H not a multiple of
 H_kv is refused by the launcher), and the sliding-window and soft-capping
-variants when their specs exist (SKIP otherwise).
+variants when their specs exist (SKIP otherwise). Last, a program that stages its
+store in the finish block rather than in its q tile (test/Emit/finish-block.yaml:
+V and O are 128 wide, Q and K 64), whose block is released late (release_finish)
+and is one per warpgroup: O against the same reference.
 
 The reference upcasts the bf16 inputs to fp32 and computes, per head h (whose
 K/V head is h // (H // H_kv)):
@@ -38,6 +41,7 @@ SPECS = ROOT / "kernels-spec"
 ATTENTION = SPECS / "attention_fwd.yaml"
 SLIDING_WINDOW = SPECS / "attention_sliding_window.yaml"
 SOFTCAP = SPECS / "attention_softcap.yaml"
+FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
 
 # O is bf16: rounding alone is up to 2^-9 of |O| (|O| < ~4 here); the bounds
 # leave room for summation order and exp2 vs exp, not for wrong rows.
@@ -421,6 +425,35 @@ def check_softcap(results, n_values, gen):
             expect_scalar_refused(results, kernel, name, 0.0, r"must be > 0, got 0\.0")
 
 
+def check_finish_block(results, n_values, gen):
+    """O = softmax(scale Q K^T) V with V wider than Q: the store stages in the finish block."""
+    import tkc
+    kernel = next(iter(tkc.load(FINISH_BLOCK).kernels.values()))
+    scale = scalar_default(kernel, "scale")
+    for N in n_values:
+        B, H = (2, 4) if N <= 4096 else (1, 2)
+        Q = torch.randn(B, H, N, 64, device="cuda", generator=gen).bfloat16()
+        K = torch.randn(B, H, N, 64, device="cuda", generator=gen).bfloat16()
+        V = torch.randn(B, H, N, 128, device="cuda", generator=gen).bfloat16()
+        O = torch.full((B, H, N, 128), float("nan"), device="cuda", dtype=torch.bfloat16)
+        what = "%s B=%d H=%d N=%d (Q, K 64 wide; V, O 128)" % (kernel.name, B, H, N)
+        try:
+            kernel(Q, K, V, out=O)
+            torch.cuda.synchronize()
+        except Exception as e:
+            results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
+            continue
+        S = torch.matmul(Q.float(), K.float().transpose(-1, -2)) * scale
+        O_ref = torch.matmul(torch.softmax(S, dim=-1), V.float())
+        nan_rows = torch.isnan(O).any(-1).sum().item()
+        dO = O.float() - O_ref
+        o_max, o_fro = dO.abs().max().item(), (dO.norm() / O_ref.norm()).item()
+        results.report(nan_rows == 0 and o_max <= O_MAX_ABS and o_fro <= O_REL_FRO,
+                       "%s: O max_abs=%.2e rel_fro=%.2e  unwritten/NaN rows=%d"
+                       % (what, o_max, o_fro, nan_rows))
+        del Q, K, V, O, S, O_ref, dO
+
+
 def run_all(quick=False, seed=2024):
     """Every check; returns the failed cases' descriptions."""
     import tkc
@@ -441,6 +474,7 @@ def run_all(quick=False, seed=2024):
     check_outputs_and_errors(results, module, gen)
     check_sliding_window(results, n_values, gen)
     check_softcap(results, n_values, gen)
+    check_finish_block(results, n_values, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)
     return results.failed
