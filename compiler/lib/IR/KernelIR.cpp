@@ -203,7 +203,10 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
       break;
     case ProgramOp::Kind::Mma:
       os << "mma " << p.values[op.dst].name << (op.accumulate ? " += " : " = ")
-         << operandText(k, op.a) << " @ " << operandText(k, op.b) << "\n";
+         << operandText(k, op.a) << " @ " << operandText(k, op.b);
+      if (op.shadow)
+        os << " (waited for after the next " << op.shadow << ")";
+      os << "\n";
       break;
     case ProgramOp::Kind::LoadTile:
       os << "load " << k.warpgroupTiles[op.tile].name << " = " << k.globals[op.global].name
@@ -380,7 +383,15 @@ void verifyKernel(const Kernel &k) {
   if (k.program) {
     const Program &p = *k.program;
     for (const auto *ops : {&p.setup, &p.compute, &p.finish})
-      for (const ProgramOp &op : *ops) {
+      for (size_t i = 0; i < ops->size(); ++i) {
+        const ProgramOp &op = (*ops)[i];
+        TKC_INTERNAL_ASSERT(op.shadow == 0 ||
+                                (op.kind == ProgramOp::Kind::Mma && i + op.shadow < ops->size()),
+                            "only a product has ops in its shadow, and they exist");
+        for (size_t j = i + 1; j <= i + op.shadow; ++j)
+          TKC_INTERNAL_ASSERT((*ops)[j].kind == ProgramOp::Kind::Assign ||
+                                  (*ops)[j].kind == ProgramOp::Kind::RowReduce,
+                              "only elementwise ops and reductions run under a product");
         bool hasDst = op.kind == ProgramOp::Kind::Assign || op.kind == ProgramOp::Kind::RowReduce ||
                       op.kind == ProgramOp::Kind::Mma;
         TKC_INTERNAL_ASSERT(!hasDst || op.dst < p.values.size(), "program op without a value");

@@ -18,12 +18,6 @@ constexpr int kMaxRegisters = 256;
 /// loop state and the epilogue's temporaries.
 constexpr int kConsumerOverhead = 64;
 constexpr int kMinProducerRegisters = 24;
-/// Addresses, indices and loop state of a program's consumer. Measured with ptxas:
-/// attention at D = 128 with three consumer warpgroups (o 64 + s 64 + row statistics
-/// 4 = 132 live) fits setmaxnreg 160 with 0 bytes of spills, and so do its sliding-window
-/// and soft-capping variants, now that wgmma descriptors live in uniform registers
-/// (they spilled 52 bytes when descriptors were rebuilt in vector registers).
-constexpr int kProgramOverhead = 28;
 
 bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consumerThreads) {
   ir::Plan &plan = kernel.plan;
@@ -48,10 +42,10 @@ bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consu
   // 384-thread kernel with ~200 live values compiles without spills after
   // setmaxnreg.inc 240, and spills at 168): the consumers' share is the budget.
   const int threads = consumerThreads + ir::kWarpgroupThreads;
-  if (plan.accumulatorRegisters + kProgramOverhead > plan.consumerRegisters) {
+  if (plan.accumulatorRegisters + kProgramRegisterOverhead > plan.consumerRegisters) {
     SourceLoc where = biggestState ? biggestState->loc : program.values.front().loc;
     diags.report(DiagID::err_register_budget_live, where, plan.accumulatorRegisters,
-                 kProgramOverhead, plan.consumerRegisters, threads);
+                 kProgramRegisterOverhead, plan.consumerRegisters, threads);
     const ir::RegValue *largest = nullptr;
     for (const ir::RegValue &v : program.values) {
       if (v.state)

@@ -251,6 +251,9 @@ struct ProgramOp {
   std::optional<ColumnBound> reduceBound;
   MmaOperand a, b;
   bool accumulate = false;
+  /// Mma: the ops that follow it which run while it is in flight (its wait comes
+  /// after them; overlap-row-sums).
+  unsigned shadow = 0;
   /// LoadTile: the warpgroup tile; StoreTile: the staging warpgroup tile, or
   /// warpgroupTiles.size() for the finish block.
   unsigned tile = 0;

@@ -40,6 +40,21 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags);
 /// checks the accumulator, or a program's live values, fit.
 bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags);
 
+/// Registers a program's consumer needs beside its live values: addresses,
+/// indices and loop state. Measured with ptxas: attention at D = 128 with three
+/// consumer warpgroups (o 64 + s 64 + row statistics 4 = 132 live) fits
+/// setmaxnreg 160 with 0 bytes of spills, and so do its sliding-window and
+/// soft-capping variants, now that wgmma descriptors live in uniform registers
+/// (they spilled 52 bytes when descriptors were rebuilt in vector registers).
+inline constexpr int kProgramRegisterOverhead = 28;
+
+/// Consumer programs: a row sum that neither feeds nor reads the register-
+/// operand product of compute (attention's `rowsum(p)` beside `p @ v`), with
+/// the ops before the product that read it, runs after the product's issue,
+/// before its wait (the product's `shadow`) — when the product has at least
+/// twice the sum's columns and the live registers still fit.
+bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &diags);
+
 /// Synchronisation: arrivals per stage, bytes the producer arms (exactly the
 /// bytes it loads), one named barrier per consumer warpgroup for the finish
 /// (ids above the template's reserved 0 and below 13), and the task order.
