@@ -74,6 +74,12 @@ template <class P> KITTENS_DEVICE float pair_half(const P &p, int h) {
 template <ducks::rt::row_layout RT> KITTENS_DEVICE float at(const RT &t, const element &e) {
   return detail::pair_half(t.tiles[e.i][e.j].data[e.k], e.h);
 }
+/// Write `x` into the element `e` of `t` (a float row-layout tile).
+template <ducks::rt::row_layout RT> KITTENS_DEVICE void set(RT &t, const element &e, float x) {
+  static_assert(std::is_same_v<typename RT::dtype, float>, "kittens::set: a float register tile");
+  auto &pair = t.tiles[e.i][e.j].data[e.k];
+  (e.h ? pair.y : pair.x) = x;
+}
 /// The value of per-row vector `v` (ortho layout) at the row of tile element `e`.
 template <ducks::rv::ortho V> KITTENS_DEVICE float at(const V &v, const element &e) {
   return detail::pair_half(v.data[e.i], e.k & 1);
