@@ -26,9 +26,14 @@
 
 using namespace kittens;
 
-template <bool Truncated, bool Deferred> struct small_gemm_t {
-  using small_gemm = small_gemm_t;
-  using a_tile = st_bf<64, 64>;
+/// WGS consumer warpgroups compute a (64 WGS)x128 tile of C each task. Truncated: each
+/// task's compute_begin .. compute_iters chosen per tile (below). Deferred: the finish block
+/// released by consumer::release_finish. ShortTasks (two warpgroups, each with a finish
+/// block of its own): task (m, n) takes the first 1 + (m + n) % k_iters blocks of K only,
+/// so that tasks of one stage (fewer than SAFE_STAGES) follow longer ones.
+template <int WGS, bool Truncated, bool Deferred, bool ShortTasks = false> struct gemm_t {
+  using gemm = gemm_t;
+  using a_tile = st_bf<64 * WGS, 64>;
   using b_tile = st_bf<64, 128>;
   using c_tile = st_bf<64, 128>;
   struct layout {
@@ -39,27 +44,30 @@ template <bool Truncated, bool Deferred> struct small_gemm_t {
       int m_tiles, n_tiles, k_iters;
     };
     struct input_block { a_tile a; b_tile b; };
-    struct finish_block { c_tile c; };
+    struct finish_block { c_tile c; }; // one per consumer warpgroup when WGS > 1
     struct common_state { int m, n; };
     struct consumer_state { rt_fl<16, 128> acc; };
   };
   static constexpr int INPUT_STAGES = 3;
-  static constexpr int NUM_CONSUMER_WARPGROUPS = 1;
+  static constexpr int NUM_CONSUMER_WARPGROUPS = WGS;
   static constexpr int PRODUCER_ARRIVALS = 1;
-  static constexpr int CONSUMER_ARRIVALS = 4; // lane 0 of each consumer warp
-  static constexpr int MAX_SHARED_MEMORY = 80 * 1024;
+  static constexpr int CONSUMER_ARRIVALS = 4 * WGS; // lane 0 of each consumer warp
+  // Three stages of (8 WGS + 16) KiB, and 8 WGS KiB more: the (last) finish block shares
+  // bytes with stage 2, and with two warpgroups warpgroup 0's lies past the stages.
+  static constexpr int MAX_SHARED_MEMORY = 3 * (8 * WGS + 16) * 1024 + 8 * WGS * 1024;
+  static constexpr bool FINISH_PER_WARPGROUP = WGS > 1;
 
-  __device__ static void common_setup(lcf::common_args<small_gemm> &a) {
+  __device__ static void common_setup(lcf::common_args<gemm> &a) {
     const int task = a.task_iter * gridDim.x + blockIdx.x;
     if (task >= a.globals.m_tiles * a.globals.n_tiles) { a.num_iters = -1; return; }
     tile_mn t = grouped_order(task, a.globals.m_tiles, a.globals.n_tiles, 3);
     a.common.m = t.m;
     a.common.n = t.n;
-    a.num_iters = a.globals.k_iters;
+    a.num_iters = ShortTasks ? 1 + (t.m + t.n) % a.globals.k_iters : a.globals.k_iters;
   }
   struct producer {
-    __device__ static void setup(lcf::producer_setup_args<small_gemm> &) {}
-    __device__ static void load(lcf::producer_load_args<small_gemm> &a) {
+    __device__ static void setup(lcf::producer_setup_args<gemm> &) {}
+    __device__ static void load(lcf::producer_load_args<gemm> &a) {
       if (warpgroup::laneid() == 0) {
         expect(a.inputs_arrived, a.input.a, a.input.b);
         tma::load_async(a.input.a, a.globals.A, {0, 0, a.common.m, a.iter}, a.inputs_arrived);
@@ -68,35 +76,36 @@ template <bool Truncated, bool Deferred> struct small_gemm_t {
     }
   };
   struct eager_consumer {
-    __device__ static void setup(lcf::consumer_setup_args<small_gemm> &a) {
+    __device__ static void setup(lcf::consumer_setup_args<gemm> &a) {
       zero(a.state.acc);
       if constexpr (Truncated) {
         a.compute_iters = 1 + (a.common.m + a.common.n) % a.globals.k_iters;
         a.compute_begin = (3 * a.common.m + a.common.n) % a.compute_iters;
       }
     }
-    __device__ static void compute(lcf::consumer_compute_args<small_gemm> &a) {
-      warpgroup::mma_AB(a.state.acc, a.input.a, a.input.b);
+    __device__ static void compute(lcf::consumer_compute_args<gemm> &a) {
+      warpgroup::mma_AB(a.state.acc, a.input.a.template subtile<64, 64>(warpgroupid(), 0), a.input.b);
       warpgroup::mma_async_wait<0>();
       if (laneid() == 0) arrive(a.inputs_finished);
     }
-    __device__ static void finish(lcf::consumer_finish_args<small_gemm> &a) {
-      warpgroup::store(a.finish.c, a.state.acc);
+    __device__ static void finish(lcf::consumer_finish_args<gemm> &a) {
+      const int w = warpgroupid();
+      warpgroup::store(a.finish.c, a.state.acc); // this warpgroup's own block when WGS > 1
       fence_async_shared();
-      warpgroup::sync(1);
+      warpgroup::sync(1 + w);
       if (warpgroup::laneid() == 0) {
-        tma::store_async(a.globals.C, a.finish.c, {0, 0, a.common.m, a.common.n});
+        tma::store_async(a.globals.C, a.finish.c, {0, 0, WGS * a.common.m + w, a.common.n});
         tma::store_commit_group();
         if constexpr (!Deferred) tma::store_async_read_wait<0>();
       }
       if constexpr (!Deferred) {
-        warpgroup::sync(1);
+        warpgroup::sync(1 + w);
         if (laneid() == 0) arrive(a.finish_finished);
       }
     }
   };
   struct deferring_consumer : eager_consumer {
-    __device__ static void release_finish(lcf::consumer_release_args<small_gemm> &a) {
+    __device__ static void release_finish(lcf::consumer_release_args<gemm> &a) {
       if (warpgroup::laneid() == 0) {
         tma::store_async_read_wait<0>();
         arrive(a.finish_finished, WARPGROUP_WARPS);
@@ -106,10 +115,10 @@ template <bool Truncated, bool Deferred> struct small_gemm_t {
   using consumer = std::conditional_t<Deferred, deferring_consumer, eager_consumer>;
 };
 
-using small_gemm = small_gemm_t<false, false>;
-using truncated_gemm = small_gemm_t<true, false>;
-using deferred_gemm = small_gemm_t<false, true>;
-using deferred_truncated_gemm = small_gemm_t<true, true>;
+using small_gemm = gemm_t<1, false, false>;
+using truncated_gemm = gemm_t<1, true, false>;
+using deferred_gemm = gemm_t<1, false, true>;
+using deferred_truncated_gemm = gemm_t<1, true, true>;
 static_assert(!lcf::traits<small_gemm>::DEFERS_FINISH_RELEASE && lcf::traits<deferred_gemm>::DEFERS_FINISH_RELEASE,
               "release_finish is detected exactly when the consumer defines it");
 using TR = lcf::traits<small_gemm>;
@@ -121,83 +130,8 @@ static_assert(TR::NUM_THREADS == 256, "one consumer + one producer warpgroup");
 /// Two consumer warpgroups, each with a finish block of its own (FINISH_PER_WARPGROUP):
 /// warpgroup 1's aliases the last stage, warpgroup 0's lies past the stages, so only
 /// warpgroup 1 waits for the other before its finish; warpgroup 0 arrives and goes on.
-/// Task (m, n) computes C's 128-row tile from the first 1 + (m + n) % k_iters blocks of K,
-/// so that tasks of one stage (fewer than SAFE_STAGES) follow longer ones.
-template <bool Deferred> struct split_finish_gemm_t {
-  using split_finish_gemm = split_finish_gemm_t;
-  using a_tile = st_bf<128, 64>;
-  using b_tile = st_bf<64, 128>;
-  using c_tile = st_bf<64, 128>;
-  struct layout {
-    struct globals {
-      tile_map<a_tile> A;
-      tile_map<b_tile> B;
-      tile_map<c_tile> C;
-      int m_tiles, n_tiles, k_iters;
-    };
-    struct input_block { a_tile a; b_tile b; };
-    struct finish_block { c_tile c; };
-    struct common_state { int m, n; };
-    struct consumer_state { rt_fl<16, 128> acc; };
-  };
-  static constexpr int INPUT_STAGES = 3;
-  static constexpr int NUM_CONSUMER_WARPGROUPS = 2;
-  static constexpr int CONSUMER_ARRIVALS = 8;
-  static constexpr int MAX_SHARED_MEMORY = 112 * 1024;
-  static constexpr bool FINISH_PER_WARPGROUP = true;
-
-  __device__ static void common_setup(lcf::common_args<split_finish_gemm> &a) {
-    const int task = a.task_iter * gridDim.x + blockIdx.x;
-    if (task >= a.globals.m_tiles * a.globals.n_tiles) { a.num_iters = -1; return; }
-    a.common.m = task / a.globals.n_tiles;
-    a.common.n = task % a.globals.n_tiles;
-    a.num_iters = 1 + (a.common.m + a.common.n) % a.globals.k_iters;
-  }
-  struct producer {
-    __device__ static void setup(lcf::producer_setup_args<split_finish_gemm> &) {}
-    __device__ static void load(lcf::producer_load_args<split_finish_gemm> &a) {
-      if (warpgroup::laneid() == 0) {
-        expect(a.inputs_arrived, a.input.a, a.input.b);
-        tma::load_async(a.input.a, a.globals.A, {0, 0, a.common.m, a.iter}, a.inputs_arrived);
-        tma::load_async(a.input.b, a.globals.B, {0, 0, a.iter, a.common.n}, a.inputs_arrived);
-      }
-    }
-  };
-  struct eager_consumer {
-    __device__ static void setup(lcf::consumer_setup_args<split_finish_gemm> &a) { zero(a.state.acc); }
-    __device__ static void compute(lcf::consumer_compute_args<split_finish_gemm> &a) {
-      warpgroup::mma_AB(a.state.acc, a.input.a.template subtile<64, 64>(warpgroupid(), 0), a.input.b);
-      warpgroup::mma_async_wait<0>();
-      if (laneid() == 0) arrive(a.inputs_finished);
-    }
-    __device__ static void finish(lcf::consumer_finish_args<split_finish_gemm> &a) {
-      const int w = warpgroupid();
-      warpgroup::store(a.finish.c, a.state.acc); // this warpgroup's own block
-      fence_async_shared();
-      warpgroup::sync(1 + w);
-      if (warpgroup::laneid() == 0) {
-        tma::store_async(a.globals.C, a.finish.c, {0, 0, 2 * a.common.m + w, a.common.n});
-        tma::store_commit_group();
-        if constexpr (!Deferred) tma::store_async_read_wait<0>();
-      }
-      if constexpr (!Deferred) {
-        warpgroup::sync(1 + w);
-        if (laneid() == 0) arrive(a.finish_finished);
-      }
-    }
-  };
-  struct deferring_consumer : eager_consumer {
-    __device__ static void release_finish(lcf::consumer_release_args<split_finish_gemm> &a) {
-      if (warpgroup::laneid() == 0) {
-        tma::store_async_read_wait<0>();
-        arrive(a.finish_finished, WARPGROUP_WARPS);
-      }
-    }
-  };
-  using consumer = std::conditional_t<Deferred, deferring_consumer, eager_consumer>;
-};
-using split_finish_gemm = split_finish_gemm_t<false>;
-using split_finish_deferred_gemm = split_finish_gemm_t<true>;
+using split_finish_gemm = gemm_t<2, false, false, true>;
+using split_finish_deferred_gemm = gemm_t<2, false, true, true>;
 using TS = lcf::traits<split_finish_gemm>;
 static_assert(TS::STAGE_BYTES == 32 * 1024 && TS::FINISH_BYTES == 32 * 1024 && TS::FINISH_OFFSET == 80 * 1024,
               "three 32 KiB stages (0..96 KiB), two 16 KiB finish blocks at 80..112 KiB");
