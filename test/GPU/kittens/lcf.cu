@@ -140,6 +140,16 @@ static_assert(TS::finish_offset(0) == 96 * 1024 && TS::finish_offset(1) == 80 * 
 static_assert(!TS::finish_aliases(0) && TS::finish_aliases(1) && TS::MEET_BEFORE_FINISH && TS::SAFE_STAGES == 2,
               "only warpgroup 1's block shares bytes with a stage (stage 2, 64..96 KiB)");
 
+/// Poison C, run kernel KT on `blocks` blocks, compare C with `expect` element by element.
+template <class KT>
+void run_and_check(harness::dbuf<bf16> &c, const typename KT::layout::globals &g, int blocks, const char *what,
+                   const std::vector<double> &expect) {
+  c.poison();
+  CHECK_CUDA(lcf::launch<KT>(g, blocks));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  harness::expect_close(what, c.download(), expect, 1e-2, 8e-3);
+}
+
 /// C[128 m + 64 w + r, n] = A[128 m + 64 w + r, :] · (sum of the first 1 + (m + n + w) % k_iters
 /// blocks of 64 rows of B[:, n]): warpgroup w of task (m, n) computes its own 64 rows.
 struct ahead_gemm {
@@ -265,17 +275,11 @@ int main() {
   harness::expect_close("LCF GEMM with compute_begin .. compute_iters chosen per task", dc.download(), ref_t, 1e-2, 8e-3);
 
   // The same two with the finish block released late, by consumer::release_finish.
-  dc.poison();
-  deferred_gemm::layout::globals gd{g.A, g.B, g.C, M / 64, N / 128, K / 64};
-  CHECK_CUDA(lcf::launch<deferred_gemm>(gd, 7));
-  CHECK_CUDA(cudaDeviceSynchronize());
-  harness::expect_close("LCF GEMM, finish released by release_finish", dc.download(), ref, 1e-2, 8e-3);
-  dc.poison();
-  deferred_truncated_gemm::layout::globals gdt{g.A, g.B, g.C, M / 64, N / 128, K / 64};
-  CHECK_CUDA(lcf::launch<deferred_truncated_gemm>(gdt, 7));
-  CHECK_CUDA(cudaDeviceSynchronize());
-  harness::expect_close("LCF GEMM, compute_begin past SAFE_STAGES, finish released by release_finish",
-                        dc.download(), ref_t, 1e-2, 8e-3);
+  run_and_check<deferred_gemm>(dc, {g.A, g.B, g.C, M / 64, N / 128, K / 64}, 7,
+                               "LCF GEMM, finish released by release_finish", ref);
+  run_and_check<deferred_truncated_gemm>(dc, {g.A, g.B, g.C, M / 64, N / 128, K / 64}, 7,
+                                         "LCF GEMM, compute_begin past SAFE_STAGES, finish released by release_finish",
+                                         ref_t);
 
   // Finish blocks of their own, warpgroup 0's past the stages; tasks of 1 .. 7 stages.
   {
@@ -290,16 +294,10 @@ int main() {
     using SG = split_finish_gemm;
     SG::layout::globals gs{make_tile_map<SG::a_tile>(G(da.p, 1, 1, M, K)), make_tile_map<SG::b_tile>(G(db.p, 1, 1, K, N)),
                            make_tile_map<SG::c_tile>(G(dc.p, 1, 1, M, N)), M / 128, N / 128, K / 64};
-    dc.poison();
-    CHECK_CUDA(lcf::launch<SG>(gs, 4));
-    CHECK_CUDA(cudaDeviceSynchronize());
-    harness::expect_close("LCF GEMM, a finish block per warpgroup, one past the stages", dc.download(), ref_s, 1e-2, 8e-3);
-    dc.poison();
-    split_finish_deferred_gemm::layout::globals gsd{gs.A, gs.B, gs.C, M / 128, N / 128, K / 64};
-    CHECK_CUDA(lcf::launch<split_finish_deferred_gemm>(gsd, 4));
-    CHECK_CUDA(cudaDeviceSynchronize());
-    harness::expect_close("LCF GEMM, a finish block per warpgroup, released by release_finish", dc.download(), ref_s,
-                          1e-2, 8e-3);
+    run_and_check<SG>(dc, gs, 4, "LCF GEMM, a finish block per warpgroup, one past the stages", ref_s);
+    run_and_check<split_finish_deferred_gemm>(dc, {gs.A, gs.B, gs.C, M / 128, N / 128, K / 64}, 4,
+                                              "LCF GEMM, a finish block per warpgroup, released by release_finish",
+                                              ref_s);
   }
 
   // Tiles loaded one task ahead, warpgroups apart: 30 tasks on 7 blocks (4 or 5 each).
