@@ -5,7 +5,8 @@
 // loads with zero fill (aligned and unaligned rows), shared->global stores with bounds,
 // ldmatrix into row and column layouts (checked through the documented fragment map),
 // stmatrix (row and transposed), maps, row/column broadcasts, row/column reductions in
-// both layouts, dtype conversion, causal and bounds masks, and rv <-> sv moves.
+// both layouts, dtype conversion, causal and bounds masks, rv <-> sv moves, and the
+// lambda forms' per-lane shares of a row sum and writes into a bf16 tile.
 #include "harness.cuh"
 
 using namespace kittens;
@@ -183,10 +184,66 @@ static void run3() {
   harness::expect_close("warp_any_differs: uniform over the warp, NaN differs", out.download(), want, 0, 0);
 }
 
+// row_reduce_elements_partial leaves each lane the sum of its own columns (lane % 4 == q
+// holds columns 2q, 2q+1, 8+2q, 9+2q of every 16); a share scaled by a per-row factor and
+// added to another share is still a share; complete_row_reduce makes the rows' sums.
+// set() into a bf16 tile converts. out rows: 0 lane 4g's share of row g (g = 0..7, full
+// columns), 1 completed (full) * r + (columns < 37), 2..17 the bf16 tile 3x.
+__global__ void kernel4(gfl x, gfl out, gbf tb) {
+  rt_fl<16, 64> t;
+  load(t, x, coord{0, 0, 0, 0});
+  rt_fl<16, 64>::col_vec share, limited, r;
+  row_reduce_elements_partial<rt_fl<16, 64>>(share, base_ops::add{}, 0.f,
+                                            [&](const element &e) { return at(t, e); });
+  if (laneid() % 4 == 0) out[{0, 0, 0, laneid() / 4}] = pair_to_float2(share.data[0]).x;
+  row_reduce_elements_partial<rt_fl<16, 64>>(limited, base_ops::add{}, 0.f,
+                                            [&](const element &e) { return at(t, e); }, 37);
+  apply(r, [&](const vector_element &e) { return e.row % 2 ? 2.f : 0.5f; });
+  apply(share, [&](const vector_element &e) { return at(share, e) * at(r, e) + at(limited, e); });
+  complete_row_reduce(share, base_ops::add{});
+  store_rows(&out[{0, 0, 1, 0}], share, 0, 16);
+  rt_bf<16, 64> b;
+  row_reduce_elements<rt_fl<16, 64>>(limited, base_ops::max{}, -INFINITY, [&](const element &e) {
+    set(b, e, 3.f * at(t, e));
+    return at(t, e);
+  });
+  store(tb, b, coord{});
+}
+
+static void run4() {
+  auto hx = harness::randn<float>(16 * 64);
+  harness::dbuf<float> dx(16 * 64), out(2 * 64);
+  harness::dbuf<bf16> tb(16 * 64);
+  dx.upload(hx);
+  out.poison();
+  tb.poison();
+  kernel4<<<1, 32>>>(gfl(dx.p, 1, 1, 16, 64), gfl(out.p, 1, 1, 2, 64), gbf(tb.p, 1, 1, 16, 64));
+  CHECK_LAUNCH();
+  std::vector<float> got = out.download();
+  std::vector<double> lane0(8, 0.0), want(16, 0.0), b(16 * 64);
+  std::vector<float> got0(got.begin(), got.begin() + 8), got1(got.begin() + 64, got.begin() + 80);
+  for (int g = 0; g < 8; ++g)
+    for (int c = 0; c < 64; ++c)
+      if (c % 8 < 2) lane0[g] += hx[g * 64 + c];
+  for (int r = 0; r < 16; ++r) {
+    double full = 0, lim = 0;
+    for (int c = 0; c < 64; ++c) {
+      full += hx[r * 64 + c];
+      if (c < 37) lim += hx[r * 64 + c];
+    }
+    want[r] = full * (r % 2 ? 2.0 : 0.5) + lim;
+  }
+  for (int i = 0; i < 16 * 64; ++i) b[i] = kittens::convert<float>(kittens::convert<bf16>(3.f * hx[i]));
+  harness::expect_close("row_reduce_elements_partial: lane 4g holds its columns' share", got0, lane0, 1e-5, 1e-5);
+  harness::expect_close("shares scaled per row and added, then complete_row_reduce", got1, want, 1e-4, 1e-5);
+  harness::expect_close("set() into a bf16 tile converts", tb.download(), b, 0, 0);
+}
+
 int main() {
   using harness::dbuf;
   run2();
   run3();
+  run4();
   const int R1 = 40, C1 = 56, R2 = 45, C2 = 50; // C2 * 2 bytes is not a multiple of 16
   auto hx = harness::randn<bf16>(R1 * C1), hx2 = harness::randn<bf16>(R2 * C2);
   dbuf<bf16> dx(R1 * C1), dx2(R2 * C2);

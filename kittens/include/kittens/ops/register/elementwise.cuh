@@ -13,6 +13,9 @@
  * The vector forms do the same over an ortho per-row vector (`vector_element`). Reductions
  * take the same kind of lambda: `row_reduce_elements<RT>(v, op, init, f[, col_limit])` folds
  * f(e) over the columns (c < col_limit) of each row (the rest are absent, not zero).
+ * `row_reduce_elements_partial` stops before the lanes of a quad combine their columns: each
+ * lane keeps its own share, which is what a running sum scaled by per-row factors needs, and
+ * `complete_row_reduce(v, op)` combines the shares once, where the whole value is read.
  * Warp scope; everything is evaluated in float.
  */
 #pragma once
@@ -74,11 +77,10 @@ template <class P> KITTENS_DEVICE float pair_half(const P &p, int h) {
 template <ducks::rt::row_layout RT> KITTENS_DEVICE float at(const RT &t, const element &e) {
   return detail::pair_half(t.tiles[e.i][e.j].data[e.k], e.h);
 }
-/// Write `x` into the element `e` of `t` (a float row-layout tile).
+/// Write `x` into the element `e` of `t` (a row-layout tile; converted to its dtype).
 template <ducks::rt::row_layout RT> KITTENS_DEVICE void set(RT &t, const element &e, float x) {
-  static_assert(std::is_same_v<typename RT::dtype, float>, "kittens::set: a float register tile");
   auto &pair = t.tiles[e.i][e.j].data[e.k];
-  (e.h ? pair.y : pair.x) = x;
+  (e.h ? pair.y : pair.x) = convert<typename RT::dtype>(x);
 }
 /// The value of per-row vector `v` (ortho layout) at the row of tile element `e`.
 template <ducks::rv::ortho V> KITTENS_DEVICE float at(const V &v, const element &e) {
@@ -117,7 +119,7 @@ template <ducks::rv::ortho V, class F> KITTENS_DEVICE void apply(V &dst, F f) {
 }
 
 namespace detail {
-template <bool Bounded, class RT, class Op, class F>
+template <bool Bounded, bool Partial, class RT, class Op, class F>
 KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f, int col_limit) {
   const int l = laneid();
   KITTENS_UNROLL for (int i = 0; i < RT::height; ++i) {
@@ -133,7 +135,10 @@ KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float in
             else lo = op(lo, x);
           }
         }
-    finish_along(v.data[i], lo, hi, op, false);
+    if constexpr (Partial)
+      v.data[i] = convert<packed_t<typename RT::col_vec::dtype>>(make_float2(lo, hi));
+    else
+      finish_along(v.data[i], lo, hi, op, false);
   }
 }
 } // namespace detail
@@ -141,13 +146,35 @@ KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float in
 /// v(r) = op-fold of f(e) over the elements of row r of an RT-shaped tile, starting from `init`.
 template <ducks::rt::row_layout RT, class Op, class F>
 KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f) {
-  detail::row_reduce_elements<false, RT>(v, op, init, f, RT::cols);
+  detail::row_reduce_elements<false, false, RT>(v, op, init, f, RT::cols);
 }
 /// The same over the columns c < col_limit only (the rest are absent: skipped, not read as
 /// zero). Costs a compare per element: call the form above when every column is present.
 template <ducks::rt::row_layout RT, class Op, class F>
 KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f, int col_limit) {
-  detail::row_reduce_elements<true, RT>(v, op, init, f, col_limit);
+  detail::row_reduce_elements<true, false, RT>(v, op, init, f, col_limit);
+}
+
+/// Each lane's share of the same fold: the columns it holds (c < col_limit, if given) of
+/// its rows, not yet combined with the other lanes of its quad. Shares of a sum stay
+/// shares under per-row scaling and addition of other shares (`l = l * r + share`);
+/// `complete_row_reduce` turns them into the rows' values.
+template <ducks::rt::row_layout RT, class Op, class F>
+KITTENS_DEVICE void row_reduce_elements_partial(typename RT::col_vec &v, Op op, float init, F f) {
+  detail::row_reduce_elements<false, true, RT>(v, op, init, f, RT::cols);
+}
+template <ducks::rt::row_layout RT, class Op, class F>
+KITTENS_DEVICE void row_reduce_elements_partial(typename RT::col_vec &v, Op op, float init, F f,
+                                                int col_limit) {
+  detail::row_reduce_elements<true, true, RT>(v, op, init, f, col_limit);
+}
+/// Combine the quads' shares of an ortho per-row vector (from row_reduce_elements_partial):
+/// afterwards every lane holds its rows' whole values.
+template <ducks::rv::ortho V, class Op> KITTENS_DEVICE void complete_row_reduce(V &v, Op op) {
+  KITTENS_UNROLL for (int i = 0; i < V::tiles; ++i) {
+    const float2 x = pair_to_float2(v.data[i]);
+    detail::finish_along(v.data[i], x.x, x.y, op, false);
+  }
 }
 
 /// Zero the columns at or past `col_limit` (any dtype): absent elements of a product operand.
