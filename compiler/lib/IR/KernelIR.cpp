@@ -85,6 +85,35 @@ int valueRegisters(const RegValue &v, int consumerWarpgroups) {
                           (int64_t{kWarpgroupThreads} * consumerWarpgroups));
 }
 
+namespace {
+void collectReads(const Elementwise &e, std::vector<unsigned> &out) {
+  if (e.kind == Elementwise::Kind::Value)
+    out.push_back(e.value);
+  for (const Elementwise &o : e.operands)
+    collectReads(o, out);
+}
+} // namespace
+
+std::vector<unsigned> valuesRead(const ProgramOp &op) {
+  std::vector<unsigned> out;
+  collectReads(op.expr, out);
+  if (op.kind == ProgramOp::Kind::Mma) {
+    if (op.a.where == MmaOperand::Where::Register)
+      out.push_back(op.a.index);
+    if (op.b.where == MmaOperand::Where::Register)
+      out.push_back(op.b.index);
+    if (op.accumulate)
+      out.push_back(op.dst);
+  }
+  return out;
+}
+
+bool writesValue(const ProgramOp &op, unsigned value) {
+  bool hasDst = op.kind == ProgramOp::Kind::Assign || op.kind == ProgramOp::Kind::RowReduce ||
+                op.kind == ProgramOp::Kind::Mma;
+  return hasDst && op.dst == value;
+}
+
 bool Scalar::Check::accepts(double value) const {
   if (op == ">")
     return value > bound;
@@ -199,6 +228,8 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
       if (op.reduceBound)
         os << " below " << op.reduceBound->extent.str() << " - " << op.reduceBound->var << " * "
            << op.reduceBound->step;
+      if (op.laneShares)
+        os << " (lane shares)";
       os << "\n";
       break;
     case ProgramOp::Kind::Mma:
@@ -238,6 +269,8 @@ void printProgram(const Kernel &k, llvm::raw_ostream &os) {
       os << "[" << v.rows << "] (row vector)";
     if (v.state)
       os << " state";
+    if (v.laneShares)
+      os << " (lane shares until finish)";
     if (v.bound)
       os << " columns below " << v.bound->extent.str();
     os << "\n";
@@ -382,6 +415,9 @@ void verifyKernel(const Kernel &k) {
                         "store coordinates do not match the global's rank");
   if (k.program) {
     const Program &p = *k.program;
+    for (const RegValue &v : p.values)
+      TKC_INTERNAL_ASSERT(!v.laneShares || (v.state && v.shape == RegValue::Shape::RowVector),
+                          "only a state row vector is held as lane shares");
     for (const auto *ops : {&p.setup, &p.compute, &p.finish})
       for (size_t i = 0; i < ops->size(); ++i) {
         const ProgramOp &op = (*ops)[i];
@@ -395,6 +431,22 @@ void verifyKernel(const Kernel &k) {
         bool hasDst = op.kind == ProgramOp::Kind::Assign || op.kind == ProgramOp::Kind::RowReduce ||
                       op.kind == ProgramOp::Kind::Mma;
         TKC_INTERNAL_ASSERT(!hasDst || op.dst < p.values.size(), "program op without a value");
+        TKC_INTERNAL_ASSERT(
+            !op.laneShares ||
+                (ops == &p.compute && op.kind == ProgramOp::Kind::RowReduce && op.reduce == "sum"),
+            "only compute's row sums leave lane shares");
+        // Shares are read only by what keeps them shares: before finish, a value
+        // held as shares (or a sum's shares) is read only by an update of a
+        // value held as shares.
+        if (ops != &p.finish)
+          for (unsigned v : valuesRead(op)) {
+            bool share = p.values[v].laneShares || llvm::any_of(p.compute, [&](const ProgramOp &o) {
+                           return o.laneShares && o.dst == v;
+                         });
+            TKC_INTERNAL_ASSERT(
+                !share || (op.kind == ProgramOp::Kind::Assign && p.values[op.dst].laneShares),
+                "lane shares read before finish by other than their update");
+          }
         if (op.kind == ProgramOp::Kind::Mma)
           TKC_INTERNAL_ASSERT(p.values[op.dst].shape == RegValue::Shape::Tile,
                               "a product into a row vector");

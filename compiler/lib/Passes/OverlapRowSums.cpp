@@ -27,32 +27,14 @@ namespace tkc {
 namespace {
 using ValueSet = llvm::SmallSet<unsigned, 8>;
 
-void collectReads(const ir::Elementwise &e, ValueSet &out) {
-  if (e.kind == ir::Elementwise::Kind::Value)
-    out.insert(e.value);
-  for (const ir::Elementwise &o : e.operands)
-    collectReads(o, out);
-}
-
 ValueSet reads(const ir::ProgramOp &op) {
   ValueSet out;
-  collectReads(op.expr, out);
-  if (op.kind == ir::ProgramOp::Kind::Mma) {
-    if (op.a.where == ir::MmaOperand::Where::Register)
-      out.insert(op.a.index);
-    if (op.b.where == ir::MmaOperand::Where::Register)
-      out.insert(op.b.index);
-    if (op.accumulate)
-      out.insert(op.dst);
-  }
+  for (unsigned v : ir::valuesRead(op))
+    out.insert(v);
   return out;
 }
 
-bool writes(const ir::ProgramOp &op, unsigned value) {
-  bool hasDst = op.kind == ir::ProgramOp::Kind::Assign ||
-                op.kind == ir::ProgramOp::Kind::RowReduce || op.kind == ir::ProgramOp::Kind::Mma;
-  return hasDst && op.dst == value;
-}
+bool writes(const ir::ProgramOp &op, unsigned value) { return ir::writesValue(op, value); }
 
 bool intersects(const ValueSet &a, const ValueSet &b) {
   return llvm::any_of(a, [&](unsigned v) { return b.count(v) != 0; });

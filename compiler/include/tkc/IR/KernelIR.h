@@ -197,6 +197,10 @@ struct RegValue {
   DType dtype = DType::F32;
   int64_t rows = 0, cols = 0; ///< rows of the block; cols 1 for a row vector
   bool state = false;         ///< lives across stages (declared under `state`)
+  /// A row vector whose lanes hold shares (each its own columns' part; the quad's four
+  /// sum to the row's value) through setup and compute; finish makes them whole first
+  /// (partial-row-sums).
+  bool laneShares = false;
   std::optional<ColumnBound> bound;
   SourceLoc loc;
 };
@@ -249,6 +253,9 @@ struct ProgramOp {
   std::string reduce; ///< RowReduce: "max" or "sum"
   int64_t cols = 0;   ///< RowReduce: columns reduced; StoreTile: columns stored
   std::optional<ColumnBound> reduceBound;
+  /// RowReduce: each lane keeps its share of the sum, the quad's lanes not combined
+  /// (partial-row-sums).
+  bool laneShares = false;
   MmaOperand a, b;
   bool accumulate = false;
   /// Mma: the ops that follow it which run while it is in flight (its wait comes
@@ -386,6 +393,13 @@ inline constexpr int kWarpgroupThreads = 128;
 /// kernel has `consumerWarpgroups` consumer warpgroups (a row vector holds two
 /// rows per thread, as a pair). Shared by the register budget and the emitter.
 int valueRegisters(const RegValue &v, int consumerWarpgroups);
+
+/// The register values `op` reads: its expression's, and a product's register
+/// operands and (when it accumulates) its accumulator. May repeat a value.
+std::vector<unsigned> valuesRead(const ProgramOp &op);
+
+/// Whether `op` assigns register value `value` (an Assign, RowReduce or Mma into it).
+bool writesValue(const ProgramOp &op, unsigned value);
 
 /// The program part of printKernel.
 void printProgram(const Kernel &kernel, llvm::raw_ostream &os);

@@ -55,6 +55,13 @@ inline constexpr int kProgramRegisterOverhead = 28;
 /// twice the sum's columns and the live registers still fit.
 bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &diags);
 
+/// Consumer programs: a state row vector that setup zeroes and compute updates
+/// only as `l = l * r + rowsum(p)` (shares times factors that read no share, plus
+/// shares), read nowhere else before finish, keeps each lane's share of its rows
+/// (the quad's four lanes not combined): the sums it adds skip their shuffles and
+/// finish combines l once, first. Marks the value and those sums `laneShares`.
+bool keepRowSumsAsShares(ir::Kernel &kernel, DiagnosticEngine &diags);
+
 /// Synchronisation: arrivals per stage, bytes the producer arms (exactly the
 /// bytes it loads), one named barrier per consumer warpgroup for the finish
 /// (ids above the template's reserved 0 and below 13), and the task order.
