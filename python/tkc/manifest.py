@@ -66,7 +66,7 @@ class KernelInfo:
     sizes: Tuple[str, ...]
     scalars: Tuple[Scalar, ...] = ()
     # The spec's launch-time selections (`select:`) when this launcher chooses
-    # between kernels at each call, e.g. "wide: D == 64 and N >= 5120"; None if not.
+    # between kernels at each call, e.g. "wide: D == 64 and N >= 2048"; None if not.
     chooses: Optional[str] = None
 
     @property
