@@ -65,10 +65,10 @@
  *    warpgroup whose block aliases a stage waits at the meeting; the others arrive and go on
  *    (after the previous task's finish_finished, so that no warpgroup arrives twice while
  *    another waits for the first); when none aliases, nobody meets. Without a finish block
- *    they do not meet either: each warpgroup goes on to
- *    its finish and its next task on its own, bounded only by the stage ring, so hooks that
- *    share scratch between warpgroups must synchronise it themselves (and `finish_finished`
- *    may then count one warpgroup's arrival for a task beside another's for the one before).
+ *    they do not meet either: each warpgroup goes on to its finish and its next task on its
+ *    own, bounded only by the stage ring, so hooks that share scratch between warpgroups must
+ *    synchronise it themselves (and `finish_finished` may then count one warpgroup's arrival
+ *    for a task beside another's for the one before).
  *  - Named barriers LCF_BARRIER_{PRODUCERS, CONSUMERS, ALL} (13, 14, 15) belong to the
  *    template; 0 is __syncthreads; hooks may use 1..12.
  *
