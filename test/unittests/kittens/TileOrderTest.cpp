@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
 using kittens::grouped_order;
+using kittens::rotated_task;
 using kittens::serpentine_task;
 
 TEST(TileOrder, GroupedIsABijection) {
@@ -44,24 +46,54 @@ TEST(TileOrder, ConcurrentTasksTouchFewRowsAndColumns) {
   EXPECT_LE(ns.size(), 17u);
 }
 
-TEST(TileOrder, SerpentineHandsOutEveryOrdinalOnce) {
+// Both round orders hand each round's ordinals to the blocks, each once, and a block that
+// misses the end has no later task either (the LCF loop stops at its first miss).
+template <class Order> void expectEveryOrdinalOnce(Order order) {
   for (int blocks : {1, 2, 7, 132})
     for (int total : {1, 5, 131, 132, 133, 1376}) {
       std::set<int> seen;
       for (int b = 0; b < blocks; ++b)
         for (int it = 0;; ++it) {
-          const int t = serpentine_task(it, blocks, b);
+          const int t = order(it, blocks, b);
           ASSERT_GE(t, it * blocks);
           ASSERT_LT(t, (it + 1) * blocks);
           if (t >= total) {
-            // Once past the end, every later round is too: a block may stop at its first miss.
-            ASSERT_GE(serpentine_task(it + 1, blocks, b), total);
+            ASSERT_GE(order(it + 1, blocks, b), total);
             break;
           }
           ASSERT_TRUE(seen.insert(t).second) << blocks << " blocks, task " << t;
         }
       EXPECT_EQ(seen.size(), static_cast<size_t>(total)) << blocks << " blocks, " << total;
     }
+}
+
+TEST(TileOrder, SerpentineHandsOutEveryOrdinalOnce) { expectEveryOrdinalOnce(serpentine_task); }
+
+TEST(TileOrder, RotatedHandsOutEveryOrdinalOnce) { expectEveryOrdinalOnce(rotated_task); }
+
+TEST(TileOrder, RotatedSpreadsAShortLastTask) {
+  // 512 heads of six tasks whose last is a third as long (N = 1024 in 192-row tasks: five
+  // of 3 row blocks, one of 1) on 132 blocks. Round-robin gives blocks 5, 11, ... only the
+  // short task (132 = 22 x 6): they end at a third of the others' time, and the busiest block
+  // carries 24 full tasks. Shifted rounds give every block each index in turn.
+  const int blocks = 132, total = 512 * 6;
+  auto length = [](int t) { return t % 6 == 5 ? 1 : 3; };
+  long long sum = 0, most = 0, least = 1 << 30, most_rr = 0, least_rr = 1 << 30;
+  for (int t = 0; t < total; ++t) sum += length(t);
+  for (int b = 0; b < blocks; ++b) {
+    long long mine = 0, rr = 0;
+    for (int it = 0; rotated_task(it, blocks, b) < total; ++it) mine += length(rotated_task(it, blocks, b));
+    for (int t = b; t < total; t += blocks) rr += length(t);
+    most = std::max(most, mine), least = std::min(least, mine);
+    most_rr = std::max(most_rr, rr), least_rr = std::min(least_rr, rr);
+  }
+  const double mean = static_cast<double>(sum) / blocks;
+  // Round-robin: 72 (24 full tasks) and 23 (short ones only) about a mean of 62.1; shifted:
+  // 64 and 61, within one task of the mean as whole tasks allow.
+  EXPECT_LE(most, mean + 3);
+  EXPECT_GE(least, mean - 3);
+  EXPECT_GT(most_rr, mean * 1.15);
+  EXPECT_LT(least_rr, mean * 0.4);
 }
 
 TEST(TileOrder, SerpentineBalancesTasksThatComeLongestFirst) {

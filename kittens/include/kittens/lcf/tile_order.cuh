@@ -23,6 +23,18 @@
  *         round 0:           0  1  2  3
  *         round 1:           7  6  5  4
  *         round 2:           8  9 10 11
+ *
+ * `rotated_task` hands round r's ordinals to the blocks shifted by r. When the task count of
+ * the fastest index shares a factor with G (six row tasks a head on 132 blocks), round-robin
+ * gives a block the same index in every round, and a block whose index is a head's short last
+ * task (a partial one) runs only short tasks and idles at the end while the others set the
+ * time. Shifted, every block comes to each index in turn; the tasks a round runs at once are
+ * the same ones.
+ *
+ *     G = 4 blocks:   block  0  1  2  3
+ *         round 0:           0  1  2  3
+ *         round 1:           5  6  7  4
+ *         round 2:          10 11  8  9
  */
 #pragma once
 
@@ -47,6 +59,11 @@ KITTENS_HOST_DEVICE constexpr tile_mn grouped_order(int task, int m_tiles, int n
 /// Task ordinal of a block's `task_iter`-th task, `blocks` blocks (serpentine rounds).
 KITTENS_HOST_DEVICE constexpr int serpentine_task(int task_iter, int blocks, int block) {
   return task_iter * blocks + ((task_iter & 1) ? blocks - 1 - block : block);
+}
+
+/// Task ordinal of a block's `task_iter`-th task, `blocks` blocks (rounds shifted by one block each).
+KITTENS_HOST_DEVICE constexpr int rotated_task(int task_iter, int blocks, int block) {
+  return task_iter * blocks + (block + task_iter) % blocks;
 }
 
 } // namespace kittens
