@@ -151,8 +151,9 @@ void run_and_check(harness::dbuf<bf16> &c, const typename KT::layout::globals &g
 }
 
 /// C[128 m + 64 w + r, n] = A[128 m + 64 w + r, :] · (sum of the first 1 + (m + n + w) % k_iters
-/// blocks of 64 rows of B[:, n]): warpgroup w of task (m, n) computes its own 64 rows.
-struct ahead_gemm {
+/// blocks of 64 rows of B[:, n]): warpgroup w of task (m, n) computes its own 64 rows. With
+/// RingContinues each task's stages continue the ring where the previous task's stopped.
+template <bool RingContinues> struct ahead_gemm_t {
   using a_tile = st_bf<64, 64>;
   using b_tile = st_bf<64, 128>;
   using c_tile = st_bf<64, 128>;
@@ -176,11 +177,12 @@ struct ahead_gemm {
   static constexpr int PRODUCER_ARRIVALS = 1;
   static constexpr int CONSUMER_ARRIVALS = 8; // lane 0 of each consumer warp
   static constexpr int MAX_SHARED_MEMORY = 160 * 1024;
+  static constexpr bool RING_CONTINUES = RingContinues;
 
   __device__ static int stages_of(const layout::globals &g, int m, int n, int w) {
     return 1 + (m + n + w) % g.k_iters;
   }
-  __device__ static void common_setup(lcf::common_args<ahead_gemm> &a) {
+  __device__ static void common_setup(lcf::common_args<ahead_gemm_t> &a) {
     const int task = a.task_iter * gridDim.x + blockIdx.x;
     if (task >= a.globals.m_tiles * a.globals.n_tiles) { a.num_iters = -1; return; }
     a.common.m = task / a.globals.n_tiles;
@@ -189,8 +191,8 @@ struct ahead_gemm {
     a.num_iters = max(stages_of(a.globals, a.common.m, a.common.n, 0), stages_of(a.globals, a.common.m, a.common.n, 1));
   }
   struct producer {
-    __device__ static void setup(lcf::producer_setup_args<ahead_gemm> &) {}
-    __device__ static void load(lcf::producer_load_args<ahead_gemm> &a) {
+    __device__ static void setup(lcf::producer_setup_args<ahead_gemm_t> &) {}
+    __device__ static void load(lcf::producer_load_args<ahead_gemm_t> &a) {
       if (warpgroup::laneid() == 0) {
         expect(a.inputs_arrived, a.input.b);
         tma::load_async(a.input.b, a.globals.B, {0, 0, a.iter, a.common.n}, a.inputs_arrived);
@@ -198,7 +200,7 @@ struct ahead_gemm {
     }
   };
   struct consumer {
-    __device__ static void setup(lcf::consumer_setup_args<ahead_gemm> &a) {
+    __device__ static void setup(lcf::consumer_setup_args<ahead_gemm_t> &a) {
       const int w = warpgroupid();
       zero(a.state.acc);
       a.compute_iters = stages_of(a.globals, a.common.m, a.common.n, w);
@@ -215,12 +217,12 @@ struct ahead_gemm {
       }
       wait(a.setup_arrived, a.setup_phase);
     }
-    __device__ static void compute(lcf::consumer_compute_args<ahead_gemm> &a) {
+    __device__ static void compute(lcf::consumer_compute_args<ahead_gemm_t> &a) {
       warpgroup::mma_AB(a.state.acc, a.scratch.a[a.task_iter & 1][warpgroupid()], a.input.b);
       warpgroup::mma_async_wait<0>();
       if (laneid() == 0) arrive(a.inputs_finished);
     }
-    __device__ static void finish(lcf::consumer_finish_args<ahead_gemm> &a) {
+    __device__ static void finish(lcf::consumer_finish_args<ahead_gemm_t> &a) {
       const int w = warpgroupid();
       warpgroup::store(a.scratch.c[w], a.state.acc);
       fence_async_shared();
@@ -235,7 +237,10 @@ struct ahead_gemm {
     }
   };
 };
+using ahead_gemm = ahead_gemm_t<false>;
+using ahead_ring_gemm = ahead_gemm_t<true>;
 static_assert(!lcf::traits<ahead_gemm>::HAS_FINISH, "no finish block: the consumers do not meet between tasks");
+static_assert(!lcf::traits<ahead_gemm>::RING_CONTINUES && lcf::traits<ahead_ring_gemm>::RING_CONTINUES);
 
 int main() {
   using harness::dbuf;
@@ -309,8 +314,6 @@ int main() {
     ahead_gemm::layout::globals g2{make_tile_map<ahead_gemm::a_tile>(G(da2.p, 1, 1, M2, 64)),
                                    make_tile_map<ahead_gemm::b_tile>(G(db2.p, 1, 1, K2, N2)),
                                    make_tile_map<ahead_gemm::c_tile>(G(dc2.p, 1, 1, M2, N2)), M2 / 128, N2 / 128, k_iters};
-    CHECK_CUDA(lcf::launch<ahead_gemm>(g2, 7));
-    CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<double> ref2(size_t(M2) * N2, 0.0);
     for (int r = 0; r < M2; ++r)
       for (int c = 0; c < N2; ++c) {
@@ -319,7 +322,15 @@ int main() {
         for (int k = 0; k < k_end; ++k) acc += double(ha2[r * 64 + k % 64]) * double(hb2[k * N2 + c]);
         ref2[size_t(r) * N2 + c] = acc;
       }
+    CHECK_CUDA(lcf::launch<ahead_gemm>(g2, 7));
+    CHECK_CUDA(cudaDeviceSynchronize());
     harness::expect_close("LCF setup loads one task ahead, warpgroups apart", dc2.download(), ref2, 1e-2, 8e-3);
+    // Tasks of 1 .. 4 stages on a ring of 3, each starting where the previous one stopped.
+    dc2.poison();
+    const ahead_ring_gemm::layout::globals g3{g2.A, g2.B, g2.C, g2.m_tiles, g2.n_tiles, g2.k_iters};
+    CHECK_CUDA(lcf::launch<ahead_ring_gemm>(g3, 7));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    harness::expect_close("LCF ring continued across tasks of 1 .. 4 stages", dc2.download(), ref2, 1e-2, 8e-3);
   }
   return harness::finish("lcf");
 }

@@ -21,6 +21,7 @@
  *     static constexpr int PRODUCER_REGISTERS = 40;  // optional (default 40)
  *     static constexpr int CONSUMER_REGISTERS = 232; // optional (default: what fits)
  *     static constexpr bool FINISH_PER_WARPGROUP = true; // optional (default false)
+ *     static constexpr bool RING_CONTINUES = true;       // optional (default false)
  *     __device__ static void common_setup(lcf::common_args<K>&);
  *     struct producer { __device__ static void setup(lcf::producer_setup_args<K>&);
  *                       __device__ static void load(lcf::producer_load_args<K>&); };
@@ -76,6 +77,11 @@
  * finish block at the end of the budget, so it may alias the last stages. SAFE_STAGES
  * stages lie wholly before it; the producer loads at most SAFE_STAGES stages of a task
  * before it waits for the previous task's finish to release the aliased memory.
+ *
+ * Stage ring: a task's stage `it` lies in slot `it % S`, every task starting at slot 0. With
+ * RING_CONTINUES (only without a finish block) a task starts where the previous one stopped,
+ * so that its first load takes the slot released longest ago; restarting, a task of n stages
+ * hands the next one a slot its own stage (n - 1) / S * S used, the last stage when n % S == 1.
  */
 #pragma once
 
@@ -118,6 +124,7 @@ KITTENS_LCF_INT_OR(PRODUCER_REGISTERS, 40)
 KITTENS_LCF_INT_OR(CONSUMER_REGISTERS, -1)
 KITTENS_LCF_INT_OR(MAX_SHARED_MEMORY, MAX_SHARED_MEMORY_SM90 - 2048)
 KITTENS_LCF_INT_OR(FINISH_PER_WARPGROUP, 0)
+KITTENS_LCF_INT_OR(RING_CONTINUES, 0)
 #undef KITTENS_LCF_INT_OR
 
 template <class K, class = void> struct has_release_finish : std::false_type {};
@@ -166,6 +173,8 @@ template <class K> struct traits {
   static constexpr int STAGES_END = SCRATCH_BYTES + INPUT_STAGES * STAGE_BYTES;
   /// One finish block per consumer warpgroup instead of one for the block.
   static constexpr bool FINISH_PER_WARPGROUP = detail::FINISH_PER_WARPGROUP_of<K>::value != 0;
+  /// Each task's stages continue the ring where the previous task's stopped (see the file comment).
+  static constexpr bool RING_CONTINUES = detail::RING_CONTINUES_of<K>::value != 0;
   /// Bytes of one finish block, and of all of them.
   static constexpr int FINISH_BLOCK_BYTES = HAS_FINISH ? detail::padded(sizeof(finish_block)) : 0;
   static constexpr int FINISH_BYTES = FINISH_BLOCK_BYTES * (FINISH_PER_WARPGROUP ? NUM_CONSUMER_WARPGROUPS : 1);
@@ -220,6 +229,8 @@ template <class K> struct traits {
                 "lcf: FINISH_PER_WARPGROUP is set, but the layout has no finish_block; remove it");
   static_assert(HAS_FINISH || !DEFERS_FINISH_RELEASE,
                 "lcf: consumer::release_finish releases the finish block, but the layout has none; remove the hook");
+  static_assert(!RING_CONTINUES || !HAS_FINISH,
+                "lcf: RING_CONTINUES needs a layout without finish_block: the finish block aliases fixed slots, which the producer may load only after the previous finish");
   static_assert(SAFE_STAGES >= 1 || !HAS_FINISH,
                 "lcf: finish_block aliases every input stage, so the next task could never start loading early; shrink finish_block or input_block");
 };
@@ -296,6 +307,15 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   auto finish_of = [&](int w) -> typename TR::finish_block & {
     return *reinterpret_cast<typename TR::finish_block *>(base + TR::finish_offset(w));
   };
+  // The ring slot of a task's stage `it`, and the slot where the next task starts.
+  auto slot = [](int ring_base, int it) {
+    if constexpr (TR::RING_CONTINUES) return (ring_base + it) % S;
+    else return it % S;
+  };
+  auto next_ring_base = [](int ring_base, int num_iters) {
+    if constexpr (TR::RING_CONTINUES) return (ring_base + num_iters) % S;
+    else return 0;
+  };
   auto stage = [&](int s) -> typename TR::input_block & {
     return *reinterpret_cast<typename TR::input_block *>(reinterpret_cast<char *>(inputs) + s * TR::STAGE_BYTES);
   };
@@ -319,6 +339,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
     warpgroup::decrease_registers<TR::PRODUCER_REGISTERS>();
     typename TR::producer_state state{};
     ring_phases ph;
+    int ring_base = 0; // the slot of the task's first stage (0 unless RING_CONTINUES)
     for (int task_iter = 0;; ++task_iter) {
       int num_iters = -1;
       common_args<K> ca{common, task_iter, num_iters, g, scratch};
@@ -327,7 +348,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       producer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state};
       K::producer::setup(sa);
       auto load_stage = [&](int it) {
-        const int s = it % S;
+        const int s = slot(ring_base, it);
         wait(inputs_finished[s], ph.empty(s));
         ph.flip_empty(s);
         producer_load_args<K> la{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_arrived[s], it};
@@ -338,11 +359,13 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       // The previous task's finish must release the memory the tail stages share with it.
       wait(finish_finished, (task_iter & 1) ^ 1);
       for (; it < num_iters; ++it) load_stage(it);
+      ring_base = next_ring_base(ring_base, num_iters);
     }
   } else {
     warpgroup::increase_registers<TR::CONSUMER_REGISTERS>();
     typename TR::consumer_state state{};
     ring_phases ph;
+    int ring_base = 0; // as the producer's
     // Consumers know the block's next task one task ahead, so that setup may load its tiles early.
     typename TR::common_state next{};
     int num_iters = -1;
@@ -378,7 +401,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       auto release_unread = [&](int &it, int end) {
         if constexpr (TR::CONSUMER_ARRIVALS == TR::NUM_CONSUMER_WARPS) {
           for (; it < end; ++it) {
-            const int s = it % S;
+            const int s = slot(ring_base, it);
             wait(inputs_arrived[s], ph.full(s));
             ph.flip_full(s);
             if (laneid() == 0) arrive(inputs_finished[s]);
@@ -394,10 +417,10 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       release_unread(it, compute_begin < compute_iters ? compute_begin : compute_iters);
       const int first = it;
       for (; it < compute_iters; ++it) {
-        const int s = it % S;
+        const int s = slot(ring_base, it);
         wait(inputs_arrived[s], ph.full(s));
         ph.flip_full(s);
-        semaphore *prev = it > first ? &inputs_finished[(it - 1) % S] : nullptr;
+        semaphore *prev = it > first ? &inputs_finished[slot(ring_base, it - 1)] : nullptr;
         consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev};
         K::consumer::compute(xa);
         release_finish(); // after the first stage: the store has long read the block
@@ -420,6 +443,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
                                  finish_of(TR::FINISH_PER_WARPGROUP ? wg : 0), finish_finished, next_iters};
       K::consumer::finish(fa);
       release_pending = TR::DEFERS_FINISH_RELEASE;
+      ring_base = next_ring_base(ring_base, num_iters);
       common = next;
       num_iters = next_iters;
     }
