@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Copies kittens' headers to DEST and adds timestamps to the LCF template: the
+leader thread of each warpgroup (and the producer's) records %globaltimer at the
+points of a task named below into `kittens::lcf::lcf_trace`, one row of 16 per
+(block, task_iter < 48, warpgroup). A diagnostic build only; the shipped template
+is untouched.
+
+    patch_lcf.py KITTENS_INCLUDE DEST
+
+Events (consumer warpgroup w, column):
+  0 top of the task   1 setup done   2 first stage arrived   3 first compute done
+  4 stages done       5 finish done  6 compute_iters         7 SM id
+Producer (row 3): 0 task start, 4 last load issued.
+"""
+import shutil, sys
+from pathlib import Path
+
+src, dest = Path(sys.argv[1]), Path(sys.argv[2])
+if dest.exists():
+    shutil.rmtree(dest)
+shutil.copytree(src, dest)
+p = dest / "kittens" / "lcf" / "lcf_sm90.cuh"
+s = p.read_text()
+
+def edit(old, new):
+    global s
+    if s.count(old) != 1:
+        sys.exit(f"patch_lcf.py: expected one '{old.strip()[:60]}' in {p}, found {s.count(old)}")
+    s = s.replace(old, new)
+
+edit("/// The LCF kernel. Launch with", """__device__ unsigned long long lcf_trace[132 * 48 * 4 * 16];
+__device__ __forceinline__ unsigned long long lcf_now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#define LCF_T(task, w, ev, val)                                                                   \\
+  do {                                                                                            \\
+    if ((threadIdx.x & 127) == 0 && (task) < 48 && blockIdx.x < 132)                             \\
+      ::kittens::lcf::lcf_trace[((blockIdx.x * 48 + (task)) * 4 + (w)) * 16 + (ev)] = (val);      \\
+  } while (0)
+/// The LCF kernel. Launch with""")
+edit("""      producer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state};""",
+     """      LCF_T(task_iter, 3, 0, lcf_now());
+      producer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state};""")
+edit("""      for (; it < num_iters; ++it) load_stage(it);
+""", """      for (; it < num_iters; ++it) load_stage(it);
+      LCF_T(task_iter, 3, 4, lcf_now());
+""")
+edit("""      const int wg = warpgroupid();
+      consumer_setup_args<K> sa""", """      const int wg = warpgroupid();
+      LCF_T(task_iter, wg, 0, lcf_now());
+      consumer_setup_args<K> sa""")
+edit("""      if (compute_iters > num_iters) compute_iters = num_iters;""",
+     """      if (compute_iters > num_iters) compute_iters = num_iters;
+      LCF_T(task_iter, wg, 1, lcf_now());
+      LCF_T(task_iter, wg, 6, (unsigned long long)compute_iters);
+      { unsigned sm; asm volatile("mov.u32 %0, %%smid;" : "=r"(sm)); LCF_T(task_iter, wg, 7, (unsigned long long)sm); }""")
+edit("""        ph.flip_full(s);
+        semaphore *prev""", """        ph.flip_full(s);
+        if (it == first) LCF_T(task_iter, wg, 2, lcf_now());
+        semaphore *prev""")
+edit("""        K::consumer::compute(xa);
+""", """        K::consumer::compute(xa);
+        if (it == first) LCF_T(task_iter, wg, 3, lcf_now());
+""")
+edit("""      release_unread(it, num_iters);
+      // Every consumer""", """      release_unread(it, num_iters);
+      LCF_T(task_iter, wg, 4, lcf_now());
+      // Every consumer""")
+edit("""      K::consumer::finish(fa);
+""", """      K::consumer::finish(fa);
+      LCF_T(task_iter, wg, 5, lcf_now());
+""")
+p.write_text(s)
