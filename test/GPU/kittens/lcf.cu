@@ -151,9 +151,9 @@ void run_and_check(harness::dbuf<bf16> &c, const typename KT::layout::globals &g
 }
 
 /// C[128 m + 64 w + r, n] = A[128 m + 64 w + r, :] · (sum of the first 1 + (m + n + w) % k_iters
-/// blocks of 64 rows of B[:, n]): warpgroup w of task (m, n) computes its own 64 rows. With
-/// RingContinues each task's stages continue the ring where the previous task's stopped.
-template <bool RingContinues> struct ahead_gemm_t {
+/// blocks of 64 rows of B[:, n]): warpgroup w of task (m, n) computes its own 64 rows. Ring:
+/// where each task's first stage goes in the stage ring (lcf::RING_START).
+template <int Ring> struct ahead_gemm_t {
   using a_tile = st_bf<64, 64>;
   using b_tile = st_bf<64, 128>;
   using c_tile = st_bf<64, 128>;
@@ -177,7 +177,7 @@ template <bool RingContinues> struct ahead_gemm_t {
   static constexpr int PRODUCER_ARRIVALS = 1;
   static constexpr int CONSUMER_ARRIVALS = 8; // lane 0 of each consumer warp
   static constexpr int MAX_SHARED_MEMORY = 160 * 1024;
-  static constexpr bool RING_CONTINUES = RingContinues;
+  static constexpr int RING_START = Ring;
 
   __device__ static int stages_of(const layout::globals &g, int m, int n, int w) {
     return 1 + (m + n + w) % g.k_iters;
@@ -237,10 +237,22 @@ template <bool RingContinues> struct ahead_gemm_t {
     }
   };
 };
-using ahead_gemm = ahead_gemm_t<false>;
-using ahead_ring_gemm = ahead_gemm_t<true>;
+using ahead_gemm = ahead_gemm_t<lcf::RING_RESTART>;
 static_assert(!lcf::traits<ahead_gemm>::HAS_FINISH, "no finish block: the consumers do not meet between tasks");
-static_assert(!lcf::traits<ahead_gemm>::RING_CONTINUES && lcf::traits<ahead_ring_gemm>::RING_CONTINUES);
+static_assert(lcf::traits<ahead_gemm>::RING_START == lcf::RING_RESTART);
+
+/// The ahead GEMM with another ring start, checked against the same reference.
+template <int Ring>
+void run_ahead(harness::dbuf<bf16> &c, const ahead_gemm::layout::globals &g, const std::vector<double> &ref,
+               const char *what) {
+  using KT = ahead_gemm_t<Ring>;
+  static_assert(lcf::traits<KT>::RING_START == Ring);
+  const typename KT::layout::globals gk{g.A, g.B, g.C, g.m_tiles, g.n_tiles, g.k_iters};
+  c.poison();
+  CHECK_CUDA(lcf::launch<KT>(gk, 7));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  harness::expect_close(what, c.download(), ref, 1e-2, 8e-3);
+}
 
 int main() {
   using harness::dbuf;
@@ -325,12 +337,10 @@ int main() {
     CHECK_CUDA(lcf::launch<ahead_gemm>(g2, 7));
     CHECK_CUDA(cudaDeviceSynchronize());
     harness::expect_close("LCF setup loads one task ahead, warpgroups apart", dc2.download(), ref2, 1e-2, 8e-3);
-    // Tasks of 1 .. 4 stages on a ring of 3, each starting where the previous one stopped.
-    dc2.poison();
-    const ahead_ring_gemm::layout::globals g3{g2.A, g2.B, g2.C, g2.m_tiles, g2.n_tiles, g2.k_iters};
-    CHECK_CUDA(lcf::launch<ahead_ring_gemm>(g3, 7));
-    CHECK_CUDA(cudaDeviceSynchronize());
-    harness::expect_close("LCF ring continued across tasks of 1 .. 4 stages", dc2.download(), ref2, 1e-2, 8e-3);
+    // Tasks of 1 .. 4 stages on a ring of 3: each starting where the previous one stopped, or
+    // at slot 0 unless the previous one ended there.
+    run_ahead<lcf::RING_CONTINUE>(dc2, g2, ref2, "LCF ring continued across tasks of 1 .. 4 stages");
+    run_ahead<lcf::RING_SKIP_LAST>(dc2, g2, ref2, "LCF ring skipping the slot just read, tasks of 1 .. 4 stages");
   }
   return harness::finish("lcf");
 }

@@ -21,7 +21,7 @@
  *     static constexpr int PRODUCER_REGISTERS = 40;  // optional (default 40)
  *     static constexpr int CONSUMER_REGISTERS = 232; // optional (default: what fits)
  *     static constexpr bool FINISH_PER_WARPGROUP = true; // optional (default false)
- *     static constexpr bool RING_CONTINUES = true;       // optional (default false)
+ *     static constexpr int RING_START = lcf::RING_CONTINUE; // optional (default RING_RESTART)
  *     __device__ static void common_setup(lcf::common_args<K>&);
  *     struct producer { __device__ static void setup(lcf::producer_setup_args<K>&);
  *                       __device__ static void load(lcf::producer_load_args<K>&); };
@@ -78,10 +78,12 @@
  * stages lie wholly before it; the producer loads at most SAFE_STAGES stages of a task
  * before it waits for the previous task's finish to release the aliased memory.
  *
- * Stage ring: a task's stage `it` lies in slot `it % S`, every task starting at slot 0. With
- * RING_CONTINUES (only without a finish block) a task starts where the previous one stopped,
- * so that its first load takes the slot released longest ago; restarting, a task of n stages
- * hands the next one a slot its own stage (n - 1) / S * S used, the last stage when n % S == 1.
+ * Stage ring: a task's stage `it` lies in slot `(base + it) % S`. RING_START picks each
+ * task's base: RING_RESTART (the default) 0; RING_CONTINUE the slot after the previous task's
+ * last, released longest ago; RING_SKIP_LAST 0 unless the previous task's last stage used slot
+ * 0 (a task of n stages from slot 0 does when n % S == 1), then 1. Restarting, that case makes
+ * the next task's first load wait for the release of the stage just read. The last two only
+ * without a finish block, which aliases fixed slots.
  */
 #pragma once
 
@@ -102,6 +104,11 @@ inline constexpr int LCF_BARRIER_ALL = 15;
 inline constexpr int LCF_MAX_USER_BARRIER = 12;
 
 struct empty {};
+
+/// Where each task's first stage goes in the stage ring (K::RING_START; see the file comment).
+inline constexpr int RING_RESTART = 0;
+inline constexpr int RING_CONTINUE = 1;
+inline constexpr int RING_SKIP_LAST = 2;
 
 namespace detail {
 #define KITTENS_LCF_TYPE_OR_EMPTY(name)                                                                              \
@@ -124,7 +131,7 @@ KITTENS_LCF_INT_OR(PRODUCER_REGISTERS, 40)
 KITTENS_LCF_INT_OR(CONSUMER_REGISTERS, -1)
 KITTENS_LCF_INT_OR(MAX_SHARED_MEMORY, MAX_SHARED_MEMORY_SM90 - 2048)
 KITTENS_LCF_INT_OR(FINISH_PER_WARPGROUP, 0)
-KITTENS_LCF_INT_OR(RING_CONTINUES, 0)
+KITTENS_LCF_INT_OR(RING_START, 0)
 #undef KITTENS_LCF_INT_OR
 
 template <class K, class = void> struct has_release_finish : std::false_type {};
@@ -173,8 +180,8 @@ template <class K> struct traits {
   static constexpr int STAGES_END = SCRATCH_BYTES + INPUT_STAGES * STAGE_BYTES;
   /// One finish block per consumer warpgroup instead of one for the block.
   static constexpr bool FINISH_PER_WARPGROUP = detail::FINISH_PER_WARPGROUP_of<K>::value != 0;
-  /// Each task's stages continue the ring where the previous task's stopped (see the file comment).
-  static constexpr bool RING_CONTINUES = detail::RING_CONTINUES_of<K>::value != 0;
+  /// Where each task's first stage goes in the ring (see the file comment).
+  static constexpr int RING_START = detail::RING_START_of<K>::value;
   /// Bytes of one finish block, and of all of them.
   static constexpr int FINISH_BLOCK_BYTES = HAS_FINISH ? detail::padded(sizeof(finish_block)) : 0;
   static constexpr int FINISH_BYTES = FINISH_BLOCK_BYTES * (FINISH_PER_WARPGROUP ? NUM_CONSUMER_WARPGROUPS : 1);
@@ -229,8 +236,10 @@ template <class K> struct traits {
                 "lcf: FINISH_PER_WARPGROUP is set, but the layout has no finish_block; remove it");
   static_assert(HAS_FINISH || !DEFERS_FINISH_RELEASE,
                 "lcf: consumer::release_finish releases the finish block, but the layout has none; remove the hook");
-  static_assert(!RING_CONTINUES || !HAS_FINISH,
-                "lcf: RING_CONTINUES needs a layout without finish_block: the finish block aliases fixed slots, which the producer may load only after the previous finish");
+  static_assert(RING_START >= RING_RESTART && RING_START <= RING_SKIP_LAST,
+                "lcf: RING_START must be RING_RESTART, RING_CONTINUE or RING_SKIP_LAST");
+  static_assert(RING_START == RING_RESTART || !HAS_FINISH,
+                "lcf: RING_START other than RING_RESTART needs a layout without finish_block: the finish block aliases fixed slots, which the producer may load only after the previous finish");
   static_assert(SAFE_STAGES >= 1 || !HAS_FINISH,
                 "lcf: finish_block aliases every input stage, so the next task could never start loading early; shrink finish_block or input_block");
 };
@@ -309,11 +318,13 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   };
   // The ring slot of a task's stage `it`, and the slot where the next task starts.
   auto slot = [](int ring_base, int it) {
-    if constexpr (TR::RING_CONTINUES) return (ring_base + it) % S;
-    else return it % S;
+    if constexpr (TR::RING_START == RING_RESTART) return it % S;
+    else return (ring_base + it) % S;
   };
   auto next_ring_base = [](int ring_base, int num_iters) {
-    if constexpr (TR::RING_CONTINUES) return (ring_base + num_iters) % S;
+    if constexpr (TR::RING_START == RING_CONTINUE) return (ring_base + num_iters) % S;
+    else if constexpr (TR::RING_START == RING_SKIP_LAST)
+      return num_iters == 0 ? ring_base : (ring_base + num_iters - 1) % S == 0 ? 1 % S : 0;
     else return 0;
   };
   auto stage = [&](int s) -> typename TR::input_block & {
@@ -339,7 +350,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
     warpgroup::decrease_registers<TR::PRODUCER_REGISTERS>();
     typename TR::producer_state state{};
     ring_phases ph;
-    int ring_base = 0; // the slot of the task's first stage (0 unless RING_CONTINUES)
+    int ring_base = 0; // the slot of the task's first stage (see RING_START)
     for (int task_iter = 0;; ++task_iter) {
       int num_iters = -1;
       common_args<K> ca{common, task_iter, num_iters, g, scratch};
