@@ -316,7 +316,8 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   auto finish_of = [&](int w) -> typename TR::finish_block & {
     return *reinterpret_cast<typename TR::finish_block *>(base + TR::finish_offset(w));
   };
-  // The ring slot of a task's stage `it`, and the slot where the next task starts.
+  // The ring slot of a task's stage `it`, and the slot where the next task starts (a task
+  // without stages leaves it where it was).
   auto slot = [](int ring_base, int it) {
     if constexpr (TR::RING_START == RING_RESTART) return it % S;
     else return (ring_base + it) % S;
