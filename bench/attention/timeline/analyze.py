@@ -6,6 +6,8 @@ finish and the whole; blocks' start-to-start task time, for full tasks and those
 only one warpgroup computes; and how far apart a task's warpgroups reach their first stage.
 
     python3 analyze.py trace.bin
+
+The trace holds 132 blocks (one per SM of an H100 or H200) and a block's first 48 tasks.
 """
 import warnings
 warnings.simplefilter("ignore", RuntimeWarning)
