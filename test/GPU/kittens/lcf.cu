@@ -233,7 +233,8 @@ template <int Ring> struct ahead_gemm_t {
         tma::store_commit_group();
         tma::store_async_read_wait<0>();
       }
-      warpgroup::sync(1 + w); // without a finish block: no arrivals on finish_finished
+      warpgroup::sync(1 + w);
+      if (laneid() == 0) arrive(a.finish_finished);
     }
   };
 };

@@ -53,9 +53,7 @@
  *    the consumer warps, and with a compute that releases each stage itself (not through
  *    prev_inputs_finished, which is null at the first stage computed).
  *  - consumer::finish must make CONSUMER_ARRIVALS arrivals on `finish_finished` once the
- *    finish block may be overwritten (after store_async_read_wait for TMA stores); without a
- *    finish block it makes none (nothing waits for them, and a warpgroup ahead of the others
- *    would arrive twice on one phase), unless
+ *    finish block may be overwritten (after store_async_read_wait for TMA stores), unless
  *    the consumer defines release_finish: then finish only issues its stores, and the
  *    template calls consumer::release_finish in each warpgroup once per finish, late: after
  *    the first stage that warpgroup computes in the block's next task (before it, if that
@@ -70,7 +68,8 @@
  *    another waits for the first); when none aliases, nobody meets. Without a finish block
  *    they do not meet either: each warpgroup goes on to its finish and its next task on its
  *    own, bounded only by the stage ring, so hooks that share scratch between warpgroups must
- *    synchronise it themselves.
+ *    synchronise it themselves (and `finish_finished` may then count one warpgroup's arrival
+ *    for a task beside another's for the one before).
  *  - Named barriers LCF_BARRIER_{PRODUCERS, CONSUMERS, ALL} (13, 14, 15) belong to the
  *    template; 0 is __syncthreads; hooks may use 1..12.
  *
@@ -370,7 +369,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       int it = 0;
       for (; it < num_iters && it < TR::SAFE_STAGES; ++it) load_stage(it);
       // The previous task's finish must release the memory the tail stages share with it.
-      if constexpr (TR::HAS_FINISH) wait(finish_finished, (task_iter & 1) ^ 1);
+      wait(finish_finished, (task_iter & 1) ^ 1);
       for (; it < num_iters; ++it) load_stage(it);
       ring_base = next_ring_base(ring_base, num_iters);
     }
