@@ -68,8 +68,9 @@
  *    another waits for the first); when none aliases, nobody meets. Without a finish block
  *    they do not meet either: each warpgroup goes on to its finish and its next task on its
  *    own, bounded only by the stage ring, so hooks that share scratch between warpgroups must
- *    synchronise it themselves (and `finish_finished` may then count one warpgroup's arrival
- *    for a task beside another's for the one before).
+ *    synchronise it themselves. Unmet, a warpgroup waits before its finish for the previous
+ *    task's finish_finished, so that one a whole task ahead (tasks of few stages) cannot
+ *    arrive on a phase the others have not completed.
  *  - Named barriers LCF_BARRIER_{PRODUCERS, CONSUMERS, ALL} (13, 14, 15) belong to the
  *    template; 0 is __syncthreads; hooks may use 1..12.
  *
@@ -369,8 +370,13 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       int it = 0;
       for (; it < num_iters && it < TR::SAFE_STAGES; ++it) load_stage(it);
       // The previous task's finish must release the memory the tail stages share with it.
-      wait(finish_finished, (task_iter & 1) ^ 1);
-      for (; it < num_iters; ++it) load_stage(it);
+      // Only when there are such stages: with none left, the consumers may finish this task
+      // before this thread gets here, and a wait on the previous phase's parity would then
+      // see this one's and wait for the next (which needs this thread's loads): a hang.
+      if (it < num_iters) {
+        wait(finish_finished, (task_iter & 1) ^ 1);
+        for (; it < num_iters; ++it) load_stage(it);
+      }
       ring_base = next_ring_base(ring_base, num_iters);
     }
   } else {
@@ -439,7 +445,8 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       }
       release_unread(it, num_iters);
       // Every consumer must be done reading the stages before finish overwrites aliased ones.
-      // Without a finish block nothing is shared: each warpgroup goes on at its own pace.
+      // Without a finish block nothing is shared: each warpgroup goes on at its own pace,
+      // at most a task ahead of the slowest.
       if constexpr (TR::MEET_BEFORE_FINISH) {
         if (!TR::FINISH_PER_WARPGROUP || TR::finish_aliases(wg)) {
           named_sync(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
@@ -450,6 +457,10 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
           wait(finish_finished, (task_iter & 1) ^ 1);
           named_arrive(LCF_BARRIER_CONSUMERS, TR::NUM_CONSUMER_THREADS);
         }
+      } else {
+        // Not met, a warpgroup a whole task ahead of another would arrive on finish_finished
+        // for this task before the other's arrival for the previous one: wait for that phase.
+        wait(finish_finished, (task_iter & 1) ^ 1);
       }
       consumer_finish_args<K> fa{{common, task_iter, num_iters, g, scratch}, state,
                                  finish_of(TR::FINISH_PER_WARPGROUP ? wg : 0), finish_finished, next_iters};
