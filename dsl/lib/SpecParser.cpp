@@ -555,7 +555,7 @@ private:
     if (!expectKind(*section.value, Node::Kind::Mapping, "'grid'"))
       return;
     static const KeySpec keys[] = {
-        {"tasks", true}, {"loop", true}, {"start", false}, {"order", false}};
+        {"tasks", true}, {"loop", true}, {"start", false}, {"tail", false}, {"order", false}};
     MapReader reader(*section.value, "'grid'", section.keyLoc, keys, diags);
     spec::GridDecl grid;
     grid.loc = section.keyLoc;
@@ -565,6 +565,8 @@ private:
       parseIterVars(*e, "'loop' of 'grid'", grid.loop);
     if (const yaml::Entry *e = reader.get("start"))
       parseIterVars(*e, "'start' of 'grid'", grid.start, "start");
+    if (const yaml::Entry *e = reader.get("tail"))
+      parseIterVars(*e, "'tail' of 'grid'", grid.tail, "tail");
     if (const yaml::Entry *e = reader.get("order")) {
       auto order = parseEnum<std::string>(*e->value, "task order", "'order' of 'grid'",
                                           {{"grouped", "grouped"}, {"linear", "linear"}});

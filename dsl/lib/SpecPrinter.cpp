@@ -106,6 +106,10 @@ public:
         line(2, var.name.loc) << "start '" << var.name.value << "'\n";
         expr(3, *var.extent);
       }
+      for (const spec::IterVar &var : spec.grid->tail) {
+        line(2, var.name.loc) << "tail '" << var.name.value << "'\n";
+        expr(3, *var.extent);
+      }
       if (spec.grid->order)
         line(2, spec.grid->order->loc) << "order " << spec.grid->order->value << "\n";
     }

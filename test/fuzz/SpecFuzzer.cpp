@@ -50,8 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<tkc::ir::Kernel> kernels;
     tkc::PipelineOptions options{false, false, &out};
     for (size_t i = 0; i < instances.size() && i < 4; ++i) {
-      std::optional<tkc::ir::Kernel> kernel = tkc::lowerSpecToIR(*spec, instances[i], *arch, diags);
-      if (!kernel || !tkc::runPassPipeline(*kernel, diags, options))
+      std::optional<tkc::ir::Kernel> kernel =
+          tkc::compileInstance(*spec, instances[i], *arch, diags, options);
+      if (!kernel)
         break;
       tkc::ir::printKernel(*kernel, out);
       kernels.push_back(std::move(*kernel));

@@ -328,8 +328,18 @@ public:
     for (const ir::IterVar &v : k.tasks)
       w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", v.name, v.size.str(),
               v.step);
-    w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", k.loop.name,
-            k.loop.size.str(), k.loop.step);
+    if (const auto &tail = k.loopTail) {
+      w.comment(fmt::format("Tiles of {} along {}, then tail tiles of {}: the cover computing "
+                            "the least past its end.",
+                            k.loop.step, k.loop.size.str(), tail->step));
+      w.linef("const tkc::runtime::TailCover tkc_cover = tkc::runtime::coverWithTail({}, {}, {});",
+              k.loop.size.str(), k.loop.step, tail->step);
+      w.linef("globals.{}_full = static_cast<int>(tkc_cover.full);", k.loop.name);
+      w.linef("globals.{}_count = static_cast<int>(tkc_cover.full + tkc_cover.tail);", k.loop.name);
+    } else {
+      w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", k.loop.name,
+              k.loop.size.str(), k.loop.step);
+    }
     if (k.plan.rowsFromEnd) {
       const std::string &stop = k.loopBound.stopVar;
       const ir::IterVar &task = ir::stopTask(k);
@@ -544,10 +554,51 @@ private:
         "__device__ static void load(kittens::lcf::producer_load_args<{}> &args)", structName));
     auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
     w.linef("kittens::expect_bytes(args.inputs_arrived, {});", k.plan.expectBytes);
+    if (const auto &tail = k.loopTail) {
+      w.comment(fmt::format("This stage's first element along {}: after the full stages come "
+                            "tail stages of {}, each loaded at the start of its slot (a full "
+                            "tile from there: the rest is not read).",
+                            k.loop.size.str(), tail->step));
+      w.linef("const int tkc_element = args.iter < args.globals.{0}_full ? args.iter * {1} : "
+              "args.globals.{0}_full * {1} + (args.iter - args.globals.{0}_full) * {2};",
+              k.loop.name, k.loop.step, tail->step);
+      for (const ir::Load &load : k.loads)
+        w.linef("kittens::tma::load_async_at(args.input.{0}, args.globals.{1}, {2}, "
+                "args.inputs_arrived);",
+                k.stageTiles[load.tile].name, k.globals[load.global].name, elementCoord(load));
+      return;
+    }
     for (const ir::Load &load : k.loads)
       w.linef("kittens::tma::load_async(args.input.{0}, args.globals.{1}, {2}, "
               "args.inputs_arrived);",
               k.stageTiles[load.tile].name, k.globals[load.global].name, tileCoord(load.coords));
+  }
+
+  /// A load's coordinate in elements (kittens::tma::load_async_at): the loop's
+  /// is the stage's first element (`tkc_element`), the other dimensions the tile
+  /// spans are tile indices times its extent, the leading ones indices.
+  std::string elementCoord(const ir::Load &load) const {
+    const ir::StageTile &t = k.stageTiles[load.tile];
+    const size_t n = load.coords.size(), spanned = std::min<size_t>(2, n);
+    const int64_t extents[2] = {t.rows, t.cols};
+    std::vector<std::string> parts;
+    for (size_t d = 0; d < n; ++d) {
+      const ir::Coord &c = load.coords[d];
+      if (d + spanned < n) {
+        parts.push_back(coordExpr(c));
+        continue;
+      }
+      const int64_t extent = extents[2 - spanned + d - (n - spanned)];
+      if (!c.expr && c.var == k.loop.name)
+        parts.push_back("tkc_element");
+      else if (!c.expr && c.var.empty())
+        parts.push_back("0");
+      else
+        parts.push_back(fmt::format("{} * {}", coordExpr(c), extent));
+    }
+    while (parts.size() < 4)
+      parts.insert(parts.begin(), "0");
+    return "{" + llvm::join(parts, ", ") + "}";
   }
 
   void emitConsumer() {
@@ -660,6 +711,8 @@ private:
   CudaWriter &w;
   DiagnosticEngine &diags;
   std::string structName;
+  /// Set while emitting `k`, a loop tail, as compute_tail of this kernel's struct.
+  const Kernel *tailOf = nullptr;
   std::vector<Role> roles;
   int resultRows = 0, resultCols = 0;
   mutable bool withDefaults = false;
@@ -719,6 +772,8 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
     s.line("#include <cuda_runtime.h>");
     s.line("#include <tkc/runtime/Check.h>");
   }
+  if (llvm::any_of(kernels, [](const Kernel &kernel) { return kernel.loopTail.has_value(); }))
+    s.line("#include <tkc/runtime/Tiles.h>");
   s.line("#include <kittens/kittens.cuh>");
   s.line("#include <kittens/ops/global/epilogue_global.cuh>");
   s.blank();

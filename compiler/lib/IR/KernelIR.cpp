@@ -257,27 +257,73 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
     }
   }
 }
+
+void printValue(const RegValue &v, llvm::raw_ostream &os) {
+  os << "  value " << v.name << " " << spec::spelling(v.dtype);
+  if (v.shape == RegValue::Shape::Tile)
+    os << "[" << v.rows << ", " << v.cols << "]";
+  else
+    os << "[" << v.rows << "] (row vector)";
+  if (v.state)
+    os << " state";
+  if (v.laneShares)
+    os << " (lane shares until finish)";
+  if (v.bound)
+    os << " columns below " << v.bound->extent.str();
+  os << "\n";
+}
+
+/// What a program's consumer does outside compute, one printed line each:
+/// its state, warpgroup tiles, setup and finish.
+std::vector<std::string> outsideCompute(const Kernel &k) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (const RegValue &v : k.program->values)
+    if (v.state)
+      printValue(v, os);
+  for (const WarpgroupTile &t : k.warpgroupTiles)
+    os << "  warpgroup tile " << t.name << " " << spec::spelling(t.dtype) << "[" << t.rows << ", "
+       << t.cols << "]\n";
+  printOps(k, "setup", k.program->setup, os);
+  printOps(k, "finish", k.program->finish, os);
+  os.flush();
+  std::vector<std::string> lines;
+  for (llvm::StringRef rest = text; !rest.empty();) {
+    auto [line, after] = rest.split('\n');
+    lines.push_back(line.trim().str());
+    rest = after;
+  }
+  return lines;
+}
 } // namespace
 
 void printProgram(const Kernel &k, llvm::raw_ostream &os) {
   const Program &p = *k.program;
-  for (const RegValue &v : p.values) {
-    os << "  value " << v.name << " " << spec::spelling(v.dtype);
-    if (v.shape == RegValue::Shape::Tile)
-      os << "[" << v.rows << ", " << v.cols << "]";
-    else
-      os << "[" << v.rows << "] (row vector)";
-    if (v.state)
-      os << " state";
-    if (v.laneShares)
-      os << " (lane shares until finish)";
-    if (v.bound)
-      os << " columns below " << v.bound->extent.str();
-    os << "\n";
-  }
+  for (const RegValue &v : p.values)
+    printValue(v, os);
   printOps(k, "setup", p.setup, os);
   printOps(k, "compute", p.compute, os);
   printOps(k, "finish", p.finish, os);
+}
+
+void attachLoopTail(Kernel &kernel, Kernel tail) {
+  TKC_INTERNAL_ASSERT(kernel.loopTail && kernel.program && tail.program && !tail.loopTail,
+                      "a loop tail attaches a program kernel lowered at the tail's step");
+  TKC_INTERNAL_ASSERT(tail.loop.step == kernel.loopTail->step, "tail lowered at another step");
+  // The state and warpgroup tiles are declared without the loop's step, setup and finish
+  // cannot read compute's tiles, and the passes decide them from the program's form: the
+  // tail's compute runs inside this kernel's setup, finish and plan.
+  std::vector<std::string> mine = outsideCompute(kernel), theirs = outsideCompute(tail);
+  for (size_t i = 0; i < std::max(mine.size(), theirs.size()); ++i) {
+    std::string a = i < mine.size() ? mine[i] : "(nothing)";
+    std::string b = i < theirs.size() ? theirs[i] : "(nothing)";
+    TKC_INTERNAL_ASSERT(a == b,
+                        "the loop tail differs outside compute: '" + a + "' against '" + b + "'");
+  }
+  TKC_INTERNAL_ASSERT(tail.plan.setupBuffers == kernel.plan.setupBuffers &&
+                          tail.consumerWarpgroups == kernel.consumerWarpgroups,
+                      "the loop tail's warpgroups or warpgroup tile copies differ");
+  kernel.loopTail->kernel = std::make_shared<const Kernel>(std::move(tail));
 }
 
 std::string LoopBound::Start::str() const {
@@ -344,6 +390,15 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   if (const auto &start = k.loopBound.start)
     os << "  loop " << k.loop.name << " starts at the tile of max(0, row(" << k.loopBound.stopVar
        << ") - " << start->str() << "), row() the task's first\n";
+  if (const auto &tail = k.loopTail) {
+    os << "  loop " << k.loop.name << " may end in tiles of " << tail->step << " (tail)\n";
+    if (tail->kernel) {
+      for (const StageTile &t : tail->kernel->stageTiles)
+        os << "  tail stage tile " << t.name << " " << spec::spelling(t.dtype) << "[" << t.rows
+           << ", " << t.cols << "] in a full stage's slot\n";
+      printOps(*tail->kernel, "tail compute", tail->kernel->program->compute, os);
+    }
+  }
   if (k.program)
     printProgram(k, os);
   for (unsigned z : k.zeroInit)
@@ -395,6 +450,13 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
 
 void verifyKernel(const Kernel &k) {
   TKC_INTERNAL_ASSERT(k.arch, "kernel without an arch");
+  if (const auto &tail = k.loopTail) {
+    TKC_INTERNAL_ASSERT(tail->step > 0 && tail->step < k.loop.step && k.program &&
+                            k.loopBound.stopVar.empty() && !k.loopBound.start,
+                        "a loop tail is narrower than the step, of a program's whole loop");
+    if (tail->kernel)
+      verifyKernel(*tail->kernel);
+  }
   TKC_INTERNAL_ASSERT(!k.tasks.empty(), "kernel without tasks");
   TKC_INTERNAL_ASSERT(k.consumerWarpgroups >= 1 && k.consumerWarpgroups <= 3,
                       "consumer warpgroups out of range");

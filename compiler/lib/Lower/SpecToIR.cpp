@@ -81,9 +81,11 @@ std::string paramValueName(const spec::ParamValue &value) {
 
 class Lowering {
 public:
+  /// `tailStep`: lower the instantiation as its loop tail (LoopTail), the
+  /// stage tiles' extent along the loop and the loop's step set to it.
   Lowering(const spec::KernelSpec &spec, const Instance &instance, const ArchInfo &arch,
-           DiagnosticEngine &diags)
-      : spec(spec), instance(instance), arch(arch), diags(diags) {}
+           DiagnosticEngine &diags, std::optional<int64_t> tailStep = std::nullopt)
+      : spec(spec), instance(instance), arch(arch), diags(diags), tailStep(tailStep) {}
 
   std::optional<ir::Kernel> run() {
     kernel.specName = spec.name.value;
@@ -110,9 +112,14 @@ public:
       return std::nullopt;
 
     lowerLoads();
+    if (tailStep)
+      applyTailStep();
     if (isMatrixProductForm()) {
       if (!kernel.loopBound.stopVar.empty())
         diags.report(DiagID::err_sema_loop_stop_gemm, kernel.loop.loc, kernel.loop.name);
+      if (kernel.loopTail)
+        diags.report(DiagID::err_sema_loop_tail_loop, kernel.loopTail->loc, kernel.loop.name,
+                     kernel.loop.size.str(), "this kernel lowers to the matrix-product form");
       lowerSetup();
       lowerCompute();
       lowerFinish();
@@ -869,6 +876,62 @@ private:
     kernel.loopBound.start = start;
   }
 
+  /// `tail: {LOOP: T}` (or a conditional choosing one per instantiation): T
+  /// a positive multiple of 16 up to the loop's step, an integer or an integer
+  /// constant; the step itself is no tail. Only for a loop over its whole size.
+  void declareLoopTail(const spec::IterVar &var) {
+    if (var.name.value != kernel.loop.name) {
+      diags.report(DiagID::err_sema_loop_tail_var, var.name.loc, var.name.value, kernel.loop.name);
+      return;
+    }
+    const Expr *chosen = chooseBranch(*var.extent);
+    if (!chosen)
+      return;
+    std::optional<int64_t> step = positiveInteger(*chosen);
+    if (!step && chosen->kind == Expr::Kind::Name)
+      if (auto value = intParam(chosen->text); value && *value > 0)
+        step = value;
+    if (!step || *step % 16 != 0 || *step > kernel.loop.step) {
+      std::string found = step ? std::to_string(*step)
+                          : chosen->kind == Expr::Kind::Name || chosen->kind == Expr::Kind::Number
+                              ? "'" + chosen->text + "'"
+                              : std::string("another expression");
+      diags.report(DiagID::err_sema_loop_tail_form, chosen->loc, var.name.value, kernel.loop.step,
+                   found);
+      return;
+    }
+    if (*step == kernel.loop.step)
+      return;
+    if (!kernel.loopBound.stopVar.empty()) {
+      diags.report(DiagID::err_sema_loop_tail_loop, var.name.loc, var.name.value,
+                   kernel.loop.size.str(),
+                   "this loop stops at the rows of '" + kernel.loopBound.stopVar + "'");
+      return;
+    }
+    kernel.loopTail = ir::LoopTail{*step, var.name.loc, nullptr};
+  }
+
+  /// Lowering a loop tail: each stage tile's extent along the loop becomes the
+  /// tail's step, and so does the loop's (what col() and the bounds read).
+  void applyTailStep() {
+    for (const ir::Load &load : kernel.loads) {
+      ir::StageTile &t = kernel.stageTiles[load.tile];
+      int64_t *extents[2] = {&t.rows, &t.cols};
+      const size_t spanned = std::min<size_t>(2, load.coords.size());
+      for (size_t s = 0; s < spanned; ++s) {
+        const ir::Coord &c = load.coords[load.coords.size() - spanned + s];
+        int64_t &extent = *extents[2 - spanned + s];
+        if (c.expr || c.var != kernel.loop.name)
+          continue;
+        TKC_INTERNAL_ASSERT(extent == kernel.loop.step || extent == *tailStep,
+                            "a tile indexed by the loop spans its step");
+        extent = *tailStep;
+      }
+    }
+    kernel.loop.step = *tailStep;
+    kernel.name += "_tail";
+  }
+
   void declareGrid() {
     if (!spec.grid || spec.grid->tasks.empty() || spec.grid->loop.empty()) {
       diags.report(DiagID::err_sema_needs_grid, spec.grid ? spec.grid->loc : spec.name.loc);
@@ -894,6 +957,9 @@ private:
       kernel.loop = *lowered;
     for (const spec::IterVar &var : spec.grid->start)
       declareLoopStart(var);
+    if (!tailStep)
+      for (const spec::IterVar &var : spec.grid->tail)
+        declareLoopTail(var);
     // Grouped order pairs two task indices (rows and columns of an output).
     if (spec.grid->order)
       kernel.groupedOrder = spec.grid->order->value == "grouped";
@@ -1345,6 +1411,7 @@ private:
   const Instance &instance;
   const ArchInfo &arch;
   DiagnosticEngine &diags;
+  std::optional<int64_t> tailStep;
   ir::Kernel kernel;
   llvm::StringMap<SourceLoc> declared;
   llvm::StringMap<unsigned> globalIndex, tileIndex, stateIndex, scalarIndex, warpgroupTileIndex;
@@ -1490,6 +1557,25 @@ std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, Diagnosti
 std::optional<ir::Kernel> lowerSpecToIR(const spec::KernelSpec &spec, const Instance &instance,
                                         const ArchInfo &arch, DiagnosticEngine &diags) {
   return Lowering(spec, instance, arch, diags).run();
+}
+
+std::optional<ir::Kernel> compileInstance(const spec::KernelSpec &spec, const Instance &instance,
+                                          const ArchInfo &arch, DiagnosticEngine &diags,
+                                          const PipelineOptions &options) {
+  std::optional<ir::Kernel> kernel = lowerSpecToIR(spec, instance, arch, diags);
+  if (!kernel || !runPassPipeline(*kernel, diags, options))
+    return std::nullopt;
+  if (kernel->loopTail) {
+    const ir::LoopTail &at = *kernel->loopTail;
+    std::optional<ir::Kernel> tail = Lowering(spec, instance, arch, diags, at.step).run();
+    if (!tail || !runPassPipeline(*tail, diags, options)) {
+      diags.report(DiagID::note_loop_tail, at.loc, kernel->loop.name, at.step);
+      return std::nullopt;
+    }
+    ir::attachLoopTail(*kernel, std::move(*tail));
+    ir::verifyKernel(*kernel);
+  }
+  return kernel;
 }
 
 } // namespace tkc

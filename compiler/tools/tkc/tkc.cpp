@@ -188,8 +188,9 @@ int runCompiler() {
     for (const tkc::Instance &instance : instances) {
       // The statements are shared by every instantiation: report the errors
       // of the first one that fails and stop.
-      std::optional<tkc::ir::Kernel> kernel = tkc::lowerSpecToIR(*spec, instance, *arch, diags);
-      if (!kernel || !tkc::runPassPipeline(*kernel, diags, options))
+      std::optional<tkc::ir::Kernel> kernel =
+          tkc::compileInstance(*spec, instance, *arch, diags, options);
+      if (!kernel)
         return kExitInputError;
       kernels.push_back(std::move(*kernel));
     }

@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -299,6 +300,21 @@ struct LoopBound {
   std::optional<Start> start;
 };
 
+struct Kernel;
+
+/// `tail: {LOOP: T}` (LoopTail): a task's loop over its whole size may end in
+/// tiles of T elements instead of the step, chosen by the launcher so that the
+/// tiles cover the size with as little computed past its end as possible
+/// (tkc::runtime::coverWithTail). A tail stage is loaded into a full stage's
+/// slot, starting at its element, and computed by `kernel`'s compute: the same
+/// instantiation lowered and planned at step T (its setup, finish and state
+/// equal this kernel's).
+struct LoopTail {
+  int64_t step = 0;
+  SourceLoc loc;
+  std::shared_ptr<const Kernel> kernel; ///< set once lowered (attachLoopTail)
+};
+
 /// Numbers the passes choose. Zero means "not planned yet".
 struct Plan {
   int stages = 0;
@@ -362,6 +378,7 @@ struct Kernel {
   std::vector<State> state;
   std::vector<WarpgroupTile> warpgroupTiles;
   LoopBound loopBound;
+  std::optional<LoopTail> loopTail;
   /// Set when the consumer is lowered as a program (attention); then
   /// mmas/epilogue/store are empty and the program says what to do.
   std::optional<Program> program;
@@ -400,6 +417,11 @@ std::vector<unsigned> valuesRead(const ProgramOp &op);
 
 /// Whether `op` assigns register value `value` (an Assign, RowReduce or Mma into it).
 bool writesValue(const ProgramOp &op, unsigned value);
+
+/// Attaches `tail`, this kernel lowered and planned at the tail's step, to
+/// kernel.loopTail. That it differs from the kernel only in compute is an
+/// invariant (checked: an internal error otherwise).
+void attachLoopTail(Kernel &kernel, Kernel tail);
 
 /// The program part of printKernel.
 void printProgram(const Kernel &kernel, llvm::raw_ostream &os);

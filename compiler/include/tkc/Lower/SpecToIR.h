@@ -6,6 +6,7 @@
 #pragma once
 
 #include "tkc/IR/KernelIR.h"
+#include "tkc/Passes/Passes.h"
 #include "tkc/Target/Arch.h"
 #include "tkc/dsl/Diagnostics.h"
 #include "tkc/dsl/SpecAST.h"
@@ -60,5 +61,12 @@ std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, Diagnosti
 /// On failure, reports located errors and returns std::nullopt.
 std::optional<ir::Kernel> lowerSpecToIR(const spec::KernelSpec &spec, const Instance &instance,
                                         const ArchInfo &arch, DiagnosticEngine &diags);
+
+/// lowerSpecToIR, then the pass pipeline; for a kernel with a loop tail, the
+/// same for the instantiation lowered at the tail's step, attached to it
+/// (ir::attachLoopTail). What the driver runs for each instantiation.
+std::optional<ir::Kernel> compileInstance(const spec::KernelSpec &spec, const Instance &instance,
+                                          const ArchInfo &arch, DiagnosticEngine &diags,
+                                          const PipelineOptions &options);
 
 } // namespace tkc

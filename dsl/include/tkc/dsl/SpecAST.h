@@ -141,6 +141,9 @@ struct GridDecl {
   /// `start: {j: EXPR}`: the first element of the loop's size a task needs
   /// (the loop begins at the tile holding it); `extent` holds EXPR. Optional.
   std::vector<IterVar> start;
+  /// `tail: {j: EXPR}`: tiles of EXPR elements (fewer than the loop's step) may end
+  /// the loop, so that a task computes less past the end of its size. Optional.
+  std::vector<IterVar> tail;
   /// `order: grouped` (L2-friendly) or `order: linear`.
   std::optional<Located<std::string>> order;
 };

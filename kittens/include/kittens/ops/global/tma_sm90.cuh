@@ -32,27 +32,33 @@ template <class M> KITTENS_DEVICE void prefetch(const M &m) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(detail::map_ptr(&m.map)) : "memory");
 }
 
-/// Load the tile at tile coordinate `t` into `dst`; completes `sizeof(ST)` bytes on `bar`.
-template <class ST> KITTENS_DEVICE void load_async(ST &dst, const tile_map<ST> &m, coord t, semaphore &bar) {
-  int c[5];
-  detail::tile_coords<ST>(t, c);
+/// Load the tile whose first element is at element coordinate `e` into `dst` (a tile may
+/// start at any row, and at any column that is a multiple of its swizzle chunk,
+/// ST::chunk_cols, when swizzled); completes `sizeof(ST)` bytes on `bar`, the part past the
+/// global's edges zero-filled.
+template <class ST> KITTENS_DEVICE void load_async_at(ST &dst, const tile_map<ST> &m, coord e, semaphore &bar) {
   if constexpr (ST::swizzle_bytes == 0) {
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(smem_addr(&dst)), "l"(detail::map_ptr(&m.map)),
-                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(smem_addr(&bar)) : "memory");
+                 "r"(e.c), "r"(e.r), "r"(e.d), "r"(e.b), "r"(smem_addr(&bar)) : "memory");
   } else if (m.chunk_copies == 0) {
     asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3, %4, %5, %6}], [%7];\n" ::"r"(smem_addr(&dst)), "l"(detail::map_ptr(&m.map)),
-                 "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]), "r"(smem_addr(&bar)) : "memory");
+                 "r"(0), "r"(e.r), "r"(e.c / ST::chunk_cols), "r"(e.d), "r"(e.b), "r"(smem_addr(&bar)) : "memory");
   } else {
     // One copy per column chunk; each fills rows x swizzle_bytes of the tile, in order.
     for (int j = 0; j < m.chunk_copies; ++j)
       asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                    " [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
                    ::"r"(smem_addr(&dst) + uint32_t(j * ST::rows * ST::swizzle_bytes)), "l"(detail::map_ptr(&m.map)),
-                   "r"(t.c * ST::cols + j * ST::chunk_cols), "r"(t.r * ST::rows), "r"(t.d), "r"(t.b),
+                   "r"(e.c + j * ST::chunk_cols), "r"(e.r), "r"(e.d), "r"(e.b),
                    "r"(smem_addr(&bar)) : "memory");
   }
+}
+
+/// Load the tile at tile coordinate `t` into `dst`; completes `sizeof(ST)` bytes on `bar`.
+template <class ST> KITTENS_DEVICE void load_async(ST &dst, const tile_map<ST> &m, coord t, semaphore &bar) {
+  load_async_at(dst, m, tile_to_element(t, ST::rows, ST::cols), bar);
 }
 
 /// Store `src` to the tile at tile coordinate `t` (joins the bulk group).
