@@ -507,9 +507,21 @@ private:
     std::vector<std::string> parts;
     for (const ir::Coord &c : coords)
       parts.push_back(coordExpr(c));
+    return kittensCoord(std::move(parts));
+  }
+
+  /// A kittens::coord {b, d, r, c} of up to four parts, the missing leading ones 0.
+  static std::string kittensCoord(std::vector<std::string> parts) {
     while (parts.size() < 4)
       parts.insert(parts.begin(), "0");
     return "{" + llvm::join(parts, ", ") + "}";
+  }
+
+  /// The first element along the loop of stage `index` of a kernel with a loop
+  /// tail: the full stages first, then the tail's. `cast` prefixes each product.
+  std::string loopTailElement(const std::string &index, const std::string &cast) const {
+    return fmt::format("{3}args.globals.{0}_full * {1} + {3}({4} - args.globals.{0}_full) * {2}",
+                       k.loop.name, k.loop.step, k.loopTail->step, cast, index);
   }
 
   void emitCommonSetup() {
@@ -559,9 +571,8 @@ private:
                             "tail stages of {}, each loaded at the start of its slot (a full "
                             "tile from there: the rest is not read).",
                             k.loop.size.str(), tail->step));
-      w.linef("const int tkc_element = args.iter < args.globals.{0}_full ? args.iter * {1} : "
-              "args.globals.{0}_full * {1} + (args.iter - args.globals.{0}_full) * {2};",
-              k.loop.name, k.loop.step, tail->step);
+      w.linef("const int tkc_element = args.iter < args.globals.{}_full ? args.iter * {} : {};",
+              k.loop.name, k.loop.step, loopTailElement("args.iter", ""));
       for (const ir::Load &load : k.loads)
         w.linef("kittens::tma::load_async_at(args.input.{0}, args.globals.{1}, {2}, "
                 "args.inputs_arrived);",
@@ -579,26 +590,20 @@ private:
   /// spans are tile indices times its extent, the leading ones indices.
   std::string elementCoord(const ir::Load &load) const {
     const ir::StageTile &t = k.stageTiles[load.tile];
-    const size_t n = load.coords.size(), spanned = std::min<size_t>(2, n);
-    const int64_t extents[2] = {t.rows, t.cols};
     std::vector<std::string> parts;
-    for (size_t d = 0; d < n; ++d) {
+    for (size_t d = 0; d < load.coords.size(); ++d) {
       const ir::Coord &c = load.coords[d];
-      if (d + spanned < n) {
+      const int dim = ir::spannedTileDim(load, d);
+      if (dim < 0)
         parts.push_back(coordExpr(c));
-        continue;
-      }
-      const int64_t extent = extents[2 - spanned + d - (n - spanned)];
-      if (!c.expr && c.var == k.loop.name)
+      else if (!c.expr && c.var == k.loop.name)
         parts.push_back("tkc_element");
       else if (!c.expr && c.var.empty())
         parts.push_back("0");
       else
-        parts.push_back(fmt::format("{} * {}", coordExpr(c), extent));
+        parts.push_back(fmt::format("{} * {}", coordExpr(c), dim == 0 ? t.rows : t.cols));
     }
-    while (parts.size() < 4)
-      parts.insert(parts.begin(), "0");
-    return "{" + llvm::join(parts, ", ") + "}";
+    return kittensCoord(std::move(parts));
   }
 
   void emitConsumer() {

@@ -306,6 +306,13 @@ void printProgram(const Kernel &k, llvm::raw_ostream &os) {
   printOps(k, "finish", p.finish, os);
 }
 
+int spannedTileDim(const Load &load, size_t d) {
+  const size_t n = load.coords.size(), spanned = std::min<size_t>(2, n);
+  if (d + spanned < n)
+    return -1;
+  return static_cast<int>(2 - spanned + d - (n - spanned));
+}
+
 void attachLoopTail(Kernel &kernel, Kernel tail) {
   TKC_INTERNAL_ASSERT(kernel.loopTail && kernel.program && tail.program && !tail.loopTail,
                       "a loop tail attaches a program kernel lowered at the tail's step");

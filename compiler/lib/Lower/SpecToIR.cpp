@@ -916,13 +916,12 @@ private:
   void applyTailStep() {
     for (const ir::Load &load : kernel.loads) {
       ir::StageTile &t = kernel.stageTiles[load.tile];
-      int64_t *extents[2] = {&t.rows, &t.cols};
-      const size_t spanned = std::min<size_t>(2, load.coords.size());
-      for (size_t s = 0; s < spanned; ++s) {
-        const ir::Coord &c = load.coords[load.coords.size() - spanned + s];
-        int64_t &extent = *extents[2 - spanned + s];
-        if (c.expr || c.var != kernel.loop.name)
+      for (size_t d = 0; d < load.coords.size(); ++d) {
+        const ir::Coord &c = load.coords[d];
+        const int dim = ir::spannedTileDim(load, d);
+        if (dim < 0 || c.expr || c.var != kernel.loop.name)
           continue;
+        int64_t &extent = dim == 0 ? t.rows : t.cols;
         TKC_INTERNAL_ASSERT(extent == kernel.loop.step || extent == *tailStep,
                             "a tile indexed by the loop spans its step");
         extent = *tailStep;

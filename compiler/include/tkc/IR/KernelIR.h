@@ -418,6 +418,11 @@ std::vector<unsigned> valuesRead(const ProgramOp &op);
 /// Whether `op` assigns register value `value` (an Assign, RowReduce or Mma into it).
 bool writesValue(const ProgramOp &op, unsigned value);
 
+/// The dimension of its tile that coordinate `d` of `load` addresses: 0 rows,
+/// 1 columns (the tile spans the global's last two dimensions), or -1 for a
+/// leading dimension the tile does not span.
+int spannedTileDim(const Load &load, size_t d);
+
 /// Attaches `tail`, this kernel lowered and planned at the tail's step, to
 /// kernel.loopTail. That it differs from the kernel only in compute is an
 /// invariant (checked: an internal error otherwise).
