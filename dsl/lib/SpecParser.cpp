@@ -554,8 +554,8 @@ private:
   void parseGrid(const yaml::Entry &section, std::optional<spec::GridDecl> &out) {
     if (!expectKind(*section.value, Node::Kind::Mapping, "'grid'"))
       return;
-    static const KeySpec keys[] = {
-        {"tasks", true}, {"loop", true}, {"start", false}, {"tail", false}, {"order", false}};
+    static const KeySpec keys[] = {{"tasks", true}, {"loop", true},   {"start", false},
+                                   {"tail", false}, {"order", false}, {"whole_tiles", false}};
     MapReader reader(*section.value, "'grid'", section.keyLoc, keys, diags);
     spec::GridDecl grid;
     grid.loc = section.keyLoc;
@@ -567,6 +567,8 @@ private:
       parseIterVars(*e, "'start' of 'grid'", grid.start, "start");
     if (const yaml::Entry *e = reader.get("tail"))
       parseIterVars(*e, "'tail' of 'grid'", grid.tail, "tail");
+    if (const yaml::Entry *e = reader.get("whole_tiles"))
+      parseCondition(*e->value, "'whole_tiles' of 'grid'", grid.wholeTiles);
     if (const yaml::Entry *e = reader.get("order")) {
       auto order = parseEnum<std::string>(*e->value, "task order", "'order' of 'grid'",
                                           {{"grouped", "grouped"}, {"linear", "linear"}});

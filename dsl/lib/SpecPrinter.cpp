@@ -112,6 +112,10 @@ public:
       }
       if (spec.grid->order)
         line(2, spec.grid->order->loc) << "order " << spec.grid->order->value << "\n";
+      if (const auto &whole = spec.grid->wholeTiles) {
+        line(2, whole->loc) << "whole tiles when\n";
+        expr(3, *whole);
+      }
     }
     line(1, spec.producer.loc) << "producer\n";
     if (spec.producer.warpgroups)

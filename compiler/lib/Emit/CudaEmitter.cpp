@@ -79,8 +79,11 @@ std::string withoutOuterParens(const std::string &text) {
 
 class KernelEmitter {
 public:
-  KernelEmitter(const Kernel &kernel, CudaWriter &w, DiagnosticEngine &diags)
-      : k(kernel), w(w), diags(diags), structName(kernel.name + "_kernel") {}
+  /// `layoutOf`: for a kernel's whole-tile copy, the struct whose layout it shares.
+  KernelEmitter(const Kernel &kernel, CudaWriter &w, DiagnosticEngine &diags,
+                std::string layoutOf = "")
+      : k(kernel), w(w), diags(diags), structName(kernel.name + "_kernel"),
+        layoutOf(std::move(layoutOf)) {}
 
   /// Classifies the globals; reports what the emitter cannot express yet.
   bool prepare() {
@@ -364,7 +367,36 @@ public:
     w.line("if (tasks > 2147483647)");
     w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + "
            "std::to_string(tasks) + \" output tiles are more than one launch can index\");");
+    if (k.wholeTiles) {
+      llvm::SmallVector<std::string, 2> whole;
+      for (const ir::ColumnBound &b : ir::columnBounds(k)) {
+        std::string c = k.loopTail && b.var == k.loop.name
+                            ? fmt::format("tkc_cover.full * {} + tkc_cover.tail * {} == {}",
+                                          k.loop.step, k.loopTail->step, b.extent.str())
+                            : fmt::format("{} % {} == 0", b.extent.str(), b.step);
+        if (!llvm::is_contained(whole, c))
+          whole.push_back(c);
+      }
+      w.comment("Every tile lies wholly inside its size: the same kernel without the code for a "
+                "partial last tile.");
+      w.linef("if ({})", llvm::join(whole, " && "));
+      w.linef("  return launch_persistent<{}_kernel>(globals, tasks, stream, kName);",
+              k.wholeTiles->name);
+    }
     w.linef("return launch_persistent<{}>(globals, tasks, stream, kName);", structName);
+  }
+
+  /// The struct of the kernel's whole-tile copy (Kernel::wholeTiles), sharing
+  /// this kernel's layout; its launcher is this kernel's.
+  void emitWholeTiles() {
+    if (!k.wholeTiles)
+      return;
+    KernelEmitter whole(*k.wholeTiles, w, diags, structName);
+    whole.prepare();
+    w.blank();
+    whole.emitKernelStruct();
+    w.blank();
+    whole.emitStaticAsserts();
   }
 
   bool usesGelu() const {
@@ -716,6 +748,7 @@ private:
   CudaWriter &w;
   DiagnosticEngine &diags;
   std::string structName;
+  std::string layoutOf;
   /// Set while emitting `k`, a loop tail, as compute_tail of this kernel's struct.
   const Kernel *tailOf = nullptr;
   std::vector<Role> roles;
@@ -796,6 +829,7 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
       emitter->emitKernelStruct();
       s.blank();
       emitter->emitStaticAsserts();
+      emitter->emitWholeTiles();
     }
   }
   s.blank();

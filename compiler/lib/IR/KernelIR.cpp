@@ -333,6 +333,50 @@ void attachLoopTail(Kernel &kernel, Kernel tail) {
   kernel.loopTail->kernel = std::make_shared<const Kernel>(std::move(tail));
 }
 
+namespace {
+template <class F> void forEachBound(Program &p, F f) {
+  for (RegValue &v : p.values)
+    f(v.bound);
+  for (std::vector<ProgramOp> *ops : {&p.setup, &p.compute, &p.finish})
+    for (ProgramOp &op : *ops)
+      f(op.reduceBound);
+}
+} // namespace
+
+std::vector<ColumnBound> columnBounds(const Kernel &kernel) {
+  std::vector<ColumnBound> bounds;
+  auto collect = [&](const Kernel &k) {
+    if (!k.program)
+      return;
+    forEachBound(const_cast<Program &>(*k.program), [&](std::optional<ColumnBound> &b) {
+      if (b && !llvm::is_contained(bounds, *b))
+        bounds.push_back(*b);
+    });
+  };
+  collect(kernel);
+  if (kernel.loopTail && kernel.loopTail->kernel)
+    collect(*kernel.loopTail->kernel);
+  return bounds;
+}
+
+void attachWholeTiles(Kernel &kernel) {
+  if (!kernel.wantsWholeTiles || columnBounds(kernel).empty())
+    return;
+  Kernel whole = kernel;
+  auto clear = [](Kernel &k) {
+    forEachBound(*k.program, [](std::optional<ColumnBound> &b) { b.reset(); });
+  };
+  clear(whole);
+  if (whole.loopTail && whole.loopTail->kernel) {
+    Kernel tail = *whole.loopTail->kernel;
+    clear(tail);
+    whole.loopTail->kernel = std::make_shared<const Kernel>(std::move(tail));
+  }
+  whole.name += "_whole";
+  whole.wholeTiles.reset();
+  kernel.wholeTiles = std::make_shared<const Kernel>(std::move(whole));
+}
+
 std::string LoopBound::Start::str() const {
   return fmt::format("{} {} {}", scalar.empty() ? std::to_string(constant) : scalar,
                      offset < 0 ? '-' : '+', std::abs(offset));
@@ -405,6 +449,15 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
            << ", " << t.cols << "] in a full stage's slot\n";
       printOps(*tail->kernel, "tail compute", tail->kernel->program->compute, os);
     }
+  }
+  if (k.wholeTiles) {
+    std::vector<std::string> extents;
+    for (const ColumnBound &b : columnBounds(k))
+      if (!llvm::is_contained(extents, b.extent.str()))
+        extents.push_back(b.extent.str());
+    for (const std::string &e : extents)
+      os << "  whole tiles: a copy without the code for a partial tile runs when no tile crosses "
+         << e << "\n";
   }
   if (k.program)
     printProgram(k, os);

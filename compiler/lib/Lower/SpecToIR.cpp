@@ -940,6 +940,8 @@ private:
       diags.report(DiagID::err_sema_one_loop, spec.grid->loop[1].name.loc, spec.grid->loop.size());
       return;
     }
+    if (auto whole = holds(spec.grid->wholeTiles.get(), "the 'whole_tiles' of 'grid'"))
+      kernel.wantsWholeTiles = *whole;
     auto declareVar = [&](const spec::IterVar &var,
                           ir::LoopBound *bound) -> std::optional<ir::IterVar> {
       if (!declareName(var.name.value, var.name.loc, "as a grid index"))
@@ -1574,6 +1576,7 @@ std::optional<ir::Kernel> compileInstance(const spec::KernelSpec &spec, const In
     ir::attachLoopTail(*kernel, std::move(*tail));
     ir::verifyKernel(*kernel);
   }
+  ir::attachWholeTiles(*kernel);
   return kernel;
 }
 

@@ -379,6 +379,11 @@ struct Kernel {
   std::vector<WarpgroupTile> warpgroupTiles;
   LoopBound loopBound;
   std::optional<LoopTail> loopTail;
+  /// Set when the program keeps columns past a size absent (ColumnBound): the
+  /// same kernel without that code, for the sizes where every tile it loads
+  /// lies wholly inside them (attachWholeTiles). Its launcher runs it there.
+  std::shared_ptr<const Kernel> wholeTiles;
+  bool wantsWholeTiles = true; ///< the spec's `whole_tiles` (default true)
   /// Set when the consumer is lowered as a program (attention); then
   /// mmas/epilogue/store are empty and the program says what to do.
   std::optional<Program> program;
@@ -427,6 +432,16 @@ int spannedTileDim(const Load &load, size_t d);
 /// kernel.loopTail. That it differs from the kernel only in compute is an
 /// invariant (checked: an internal error otherwise).
 void attachLoopTail(Kernel &kernel, Kernel tail);
+
+/// The distinct column bounds of `kernel`'s program and its loop tail's: the
+/// sizes whose partial last tiles the program's code handles.
+std::vector<ColumnBound> columnBounds(const Kernel &kernel);
+
+/// When the kernel has column bounds, attaches to kernel.wholeTiles a copy
+/// named `<name>_whole` whose program (and loop tail's) has none: where no
+/// tile crosses its size, the copy computes the same without the code for
+/// partial tiles, which costs the full tiles' loop even where it never runs.
+void attachWholeTiles(Kernel &kernel);
 
 /// The program part of printKernel.
 void printProgram(const Kernel &kernel, llvm::raw_ostream &os);

@@ -144,6 +144,9 @@ struct GridDecl {
   /// `tail: {j: EXPR}`: tiles of EXPR elements (fewer than the loop's step) may end
   /// the loop, so that a task computes less past the end of its size. Optional.
   std::vector<IterVar> tail;
+  /// `whole_tiles: COND`: whether tkc also compiles the kernel without the code
+  /// for a partial last tile, for the sizes no tile crosses. Optional (true).
+  std::unique_ptr<stmt::Expr> wholeTiles;
   /// `order: grouped` (L2-friendly) or `order: linear`.
   std::optional<Located<std::string>> order;
 };
