@@ -17,6 +17,8 @@ Applied to the generated file by bench/attention/tkc-edit with VPY=<this file>.
 """
 import os, re, sys
 
+from generated_cuda import body_of, struct_span  # beside this file
+
 path = sys.argv[1]
 src = open(path).read()
 widths = sorted(int(x) for x in os.environ.get("NKS", "64").split(","))
@@ -24,25 +26,13 @@ widths = sorted(int(x) for x in os.environ.get("NKS", "64").split(","))
 noinline = "__noinline__ " if os.environ.get("NOINLINE") == "1" else ""
 
 
-def struct_span(name):
-    a = src.index(f"struct {name}_kernel {{")
-    b = src.index("\n};\n", a) + 4
-    return a, b
-
-
-def body_of(seg, head):
-    a = seg.index(head)
-    a = seg.index("{\n", a) + 2
-    b = seg.index("\n    }\n", a)
-    return seg[a:b + 1]
-
 
 names = re.findall(r"^struct (attention_fwd_D\d+_causal\w*)_kernel \{", src, re.M)
 if not names:
     sys.exit(0)
 info = {}
 for n in names:
-    a, b = struct_span(n)
+    a, b = struct_span(src, n)
     seg = src[a:b]
     m = re.search(r"using k_tile = kittens::st_bf<(\d+), (\d+)>;", seg)
     bkv, d = int(m.group(1)), int(m.group(2))
@@ -69,7 +59,7 @@ for n, (bkv, d, body) in info.items():
     ws = [w for w in widths if w < bkv]
     if not ws:
         continue
-    a, b = struct_span(n)
+    a, b = struct_span(src, n)
     seg = src[a:b]
     funcs, disp = "", ""
     for w in ws:

@@ -15,6 +15,8 @@ Applied to the generated file by bench/attention/tkc-edit with VPY=<this file>.
 """
 import os, re, sys
 
+from generated_cuda import body_of, struct_span  # beside this file
+
 path = sys.argv[1]
 src = open(path).read()
 W, NW = "attention_fwd_D64_wide_true", "attention_fwd_D64_wide_false"
@@ -25,21 +27,8 @@ nk = int(os.environ.get("NARROW_KEYS", "128"))  # 128, or 64: the narrow body cu
 assert nk in (64, 128)
 
 
-def struct_span(name):
-    a = src.index(f"struct {name}_kernel {{")
-    b = src.index("\n};\n", a) + 4
-    return a, b
 
-
-def body_of(seg, head):
-    """The statements of the function whose signature starts with `head` (4-space methods)."""
-    a = seg.index(head)
-    a = seg.index("{\n", a) + 2
-    b = seg.index("\n    }\n", a)
-    return seg[a:b + 1]
-
-
-na, nb = struct_span(NW)
+na, nb = struct_span(src, NW)
 narrow_body = body_of(src[na:nb], f"compute(kittens::lcf::consumer_compute_args<{NW}_kernel> &args)")
 assert narrow_body.count("args.input.k") == 1 and narrow_body.count("args.input.v") == 1, "unexpected narrow body"
 narrow_body = narrow_body.replace("args.input.k", "tkc_nk").replace("args.input.v", "tkc_nv")
@@ -53,7 +42,7 @@ if nk == 64:
     assert "128" not in narrow_body, "a width left at 128"
 assert "args.iter" not in narrow_body and n_iter >= 3, "unexpected use of the stage index"
 
-wa, wb = struct_span(W)
+wa, wb = struct_span(src, W)
 seg = src[wa:wb]
 # 1. globals: how many stages are wide.
 j = "      int j_count; // stages of a task over all of N (N / 192)\n"

@@ -334,11 +334,13 @@ void attachLoopTail(Kernel &kernel, Kernel tail) {
 }
 
 namespace {
-template <class F> void forEachBound(Program &p, F f) {
-  for (RegValue &v : p.values)
+/// f(bound) for every value's and every op's column bound of `p` (a Program,
+/// const or not).
+template <class P, class F> void forEachBound(P &p, F f) {
+  for (auto &v : p.values)
     f(v.bound);
-  for (std::vector<ProgramOp> *ops : {&p.setup, &p.compute, &p.finish})
-    for (ProgramOp &op : *ops)
+  for (auto *ops : {&p.setup, &p.compute, &p.finish})
+    for (auto &op : *ops)
       f(op.reduceBound);
 }
 } // namespace
@@ -348,7 +350,7 @@ std::vector<ColumnBound> columnBounds(const Kernel &kernel) {
   auto collect = [&](const Kernel &k) {
     if (!k.program)
       return;
-    forEachBound(const_cast<Program &>(*k.program), [&](std::optional<ColumnBound> &b) {
+    forEachBound(*k.program, [&](const std::optional<ColumnBound> &b) {
       if (b && !llvm::is_contained(bounds, *b))
         bounds.push_back(*b);
     });
