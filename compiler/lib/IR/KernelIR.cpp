@@ -299,6 +299,9 @@ std::vector<std::string> outsideCompute(const Kernel &k) {
 
 void printProgram(const Kernel &k, llvm::raw_ostream &os) {
   const Program &p = *k.program;
+  for (const ColumnBound &b : p.maskedBounds)
+    os << "  columns past " << b.extent.str() << " (loop " << b.var
+       << "): the mask gives every reader its identity there in each stored row; no bound\n";
   for (const RegValue &v : p.values)
     printValue(v, os);
   printOps(k, "setup", p.setup, os);

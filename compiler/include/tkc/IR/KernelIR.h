@@ -273,6 +273,10 @@ struct ProgramOp {
 struct Program {
   std::vector<RegValue> values;
   std::vector<ProgramOp> setup, compute, finish;
+  /// Column bounds that the program's own mask keeps (drop-masked-bounds):
+  /// every reader already sees its identity past them in each stored row, so
+  /// no value or op carries them and no partial-tile code is emitted.
+  std::vector<ColumnBound> maskedBounds;
 };
 
 /// The loop of one task: `extent / step` iterations, where `extent` is a

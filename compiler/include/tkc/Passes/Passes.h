@@ -13,6 +13,14 @@
 
 namespace tkc {
 
+/// Consumer programs: drops a column bound (and so the partial-tile code)
+/// where, in every row that is stored, each column past the bound reaches its
+/// readers as their identity already: -inf into row maxima, 0 into row sums
+/// and register-operand products — causal attention's
+/// `where(col(j) > row(i), -inf, s)`. Proved by evaluating compute at such a
+/// column; records the bound in Program::maskedBounds.
+bool dropMaskedBounds(ir::Kernel &kernel, DiagnosticEngine &diags);
+
 /// Consumer programs: a tile statement `s = e * c` with a positive factor c
 /// (numbers, and scalars whose `check:` keeps them positive) assigns `s = e`;
 /// a later row maximum or minimum of s is multiplied by c once per row, and
