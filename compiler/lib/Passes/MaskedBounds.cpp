@@ -101,8 +101,8 @@ public:
         bool writes = op.kind == ir::ProgramOp::Kind::Assign ||
                       op.kind == ir::ProgramOp::Kind::RowReduce ||
                       op.kind == ir::ProgramOp::Kind::Mma;
-        bool registerOperand = op.kind == ir::ProgramOp::Kind::Mma &&
-                               op.a.where == ir::MmaOperand::Where::Register;
+        bool registerOperand =
+            op.kind == ir::ProgramOp::Kind::Mma && op.a.where == ir::MmaOperand::Where::Register;
         if (op.reduceBound || readsBounded(op.expr) || (writes && bounded(op.dst)) ||
             (registerOperand && bounded(op.a.index)))
           return false;
@@ -126,6 +126,11 @@ private:
     using OpKind = ir::ProgramOp::Kind;
     switch (op.kind) {
     case OpKind::Assign: {
+      // A tile that reads a bounded value without carrying the bound (it
+      // carries another): not understood.
+      if (!bounded(op.dst) && p.values[op.dst].shape == ir::RegValue::Shape::Tile &&
+          readsBounded(op.expr))
+        return false;
       Fact f = eval(op.expr);
       ++version[op.dst];
       dominates.erase(op.dst);
