@@ -245,26 +245,20 @@ private:
                                   : Fact{};
     if (x.what != W::Number)
       return Fact{};
-    double v = x.number, r;
-    if (op == "-")
-      r = -v;
-    else if (op == "exp2")
-      r = std::exp2(v);
-    else if (op == "exp")
-      r = std::exp(v);
-    else if (op == "log2")
-      r = std::log2(v);
-    else if (op == "log")
-      r = std::log(v);
-    else if (op == "sqrt")
-      r = std::sqrt(v);
-    else if (op == "tanh")
-      r = std::tanh(v);
-    else if (op == "abs")
-      r = std::fabs(v);
-    else
-      return Fact{};
-    return Fact::num(r, x.rowNaN);
+    static const std::pair<const char *, double (*)(double)> functions[] = {
+        {"-", [](double v) { return -v; }},
+        {"exp2", [](double v) { return std::exp2(v); }},
+        {"exp", [](double v) { return std::exp(v); }},
+        {"log2", [](double v) { return std::log2(v); }},
+        {"log", [](double v) { return std::log(v); }},
+        {"sqrt", [](double v) { return std::sqrt(v); }},
+        {"tanh", [](double v) { return std::tanh(v); }},
+        {"abs", [](double v) { return std::fabs(v); }},
+    };
+    for (const auto &[name, f] : functions)
+      if (op == name)
+        return Fact::num(f(x.number), x.rowNaN);
+    return Fact{};
   }
 
   Fact binary(const ir::Elementwise &e, const Fact &a, const Fact &b) const {
@@ -279,18 +273,15 @@ private:
         return Fact::of(neutral);
       return Fact{};
     }
-    // A column past N against a stored row: col >= N > row.
-    if (a.what == W::Column && b.what == W::Row) {
-      if (op == ">" || op == ">=" || op == "!=")
+    // A column past N against a stored row: col >= N > row. Written `row OP col`, the
+    // comparison reads mirrored.
+    if ((a.what == W::Column && b.what == W::Row) || (a.what == W::Row && b.what == W::Column)) {
+      std::string cmp = op;
+      if (a.what == W::Row)
+        cmp = op == "<" ? ">" : op == "<=" ? ">=" : op == ">" ? "<" : op == ">=" ? "<=" : op;
+      if (cmp == ">" || cmp == ">=" || cmp == "!=")
         return Fact::of(W::True);
-      if (op == "<" || op == "<=" || op == "==")
-        return Fact::of(W::False);
-      return Fact{};
-    }
-    if (a.what == W::Row && b.what == W::Column) {
-      if (op == "<" || op == "<=" || op == "!=")
-        return Fact::of(W::True);
-      if (op == ">" || op == ">=" || op == "==")
+      if (cmp == "<" || cmp == "<=" || cmp == "==")
         return Fact::of(W::False);
       return Fact{};
     }
