@@ -176,25 +176,3 @@ TEST(TileOrder, BalancedEvensOutTheCausalEnd) {
     EXPECT_LT(most, mean * 1.01) << n;
   }
 }
-
-TEST(TileOrder, BalancedEvensOutTasksInAnyOrder) {
-  // The causal order with 'i' fastest (a ring of two stages keeps a head's tasks together,
-  // D = 128): N = 2048, 128 heads of eleven tasks, each round holding long and short ones. The
-  // round's heaviest go to the blocks with the least work, whatever their ordinals: the busiest
-  // block 437 against serpentine's 453 (mean 404.4; 10.7 tasks a block, of up to 67 each).
-  const int heads = 128, n = 2048, per = (n + 191) / 192, blocks = 132, total = heads * per;
-  auto weight = [&](int t) { return 4LL * causalStages(t % per * heads, heads, n) + 3; };
-  kittens::round_ranks ranks;
-  kittens::rank_last_rounds(ranks, total, blocks, weight);
-  long long most = 0, most_serpentine = 0;
-  for (int b = 0; b < blocks; ++b) {
-    long long mine = 0, serp = 0;
-    for (int it = 0; kittens::balanced_task(it, blocks, b, ranks) < total; ++it)
-      mine += weight(kittens::balanced_task(it, blocks, b, ranks));
-    for (int it = 0; serpentine_task(it, blocks, b) < total; ++it) serp += weight(serpentine_task(it, blocks, b));
-    most = std::max(most, mine);
-    most_serpentine = std::max(most_serpentine, serp);
-  }
-  EXPECT_EQ(most_serpentine, 453);
-  EXPECT_EQ(most, 437);
-}

@@ -25,8 +25,8 @@
  *         round 2:           8  9 10 11
  *
  * `balanced_task` is `serpentine_task` but for the launch's last ROUNDS rounds, whose
- * ordinals go to the blocks in order of the work each has had so far: the round's heaviest
- * task to the block with the least work, and so on. Whole
+ * ordinals go to the blocks in order of the work each has had so far, least first (ordinals
+ * come longest first, so a round's longest task goes to the block with the least work). Whole
  * tasks leave blocks 23 or 24 of them whatever they cost; ranked, the last rounds even out
  * what the earlier ones left. The ranks come from `rank_last_rounds` on the host, from a
  * modelled weight per ordinal, and travel in the kernel's arguments (`round_ranks`, by value:
@@ -74,7 +74,7 @@ KITTENS_HOST_DEVICE constexpr int serpentine_task(int task_iter, int blocks, int
 struct round_ranks {
   static constexpr int ROUNDS = 16, BLOCKS = 160;
   int first_round; ///< the first ranked round; -1: none (serpentine throughout)
-  unsigned char offset[ROUNDS][BLOCKS]; ///< block b's ordinal in ranked round k, less the round's first
+  unsigned char rank[ROUNDS][BLOCKS];
 };
 
 /// Task ordinal of a block's `task_iter`-th task, `blocks` blocks: serpentine rounds, the
@@ -82,11 +82,11 @@ struct round_ranks {
 KITTENS_HOST_DEVICE constexpr int balanced_task(int task_iter, int blocks, int block, const round_ranks &ranks) {
   const int k = task_iter - ranks.first_round;
   if (ranks.first_round < 0 || k < 0 || k >= round_ranks::ROUNDS) return serpentine_task(task_iter, blocks, block);
-  return task_iter * blocks + ranks.offset[k][block];
+  return task_iter * blocks + ranks.rank[k][block];
 }
 
-/// Host: the ranks for `total` tasks on `blocks` blocks, `weight(t)` (positive) the
-/// modelled cost of ordinal t. None (serpentine throughout) for more blocks than
+/// Host: the ranks for `total` tasks on `blocks` blocks, `weight(t)` the modelled cost of
+/// ordinal t (ordinals longest first). None (serpentine throughout) for more blocks than
 /// round_ranks holds, or more than MAX_ROUNDS rounds: there the ragged end is a small share
 /// of every block's work, and the weights of all earlier tasks would cost the host too much.
 template <class Weight> inline void rank_last_rounds(round_ranks &ranks, long long total, int blocks, Weight weight) {
@@ -98,7 +98,7 @@ template <class Weight> inline void rank_last_rounds(round_ranks &ranks, long lo
   const int first = static_cast<int>(rounds > round_ranks::ROUNDS ? rounds - round_ranks::ROUNDS : 0);
   // Rounds past the last (a block asks for one after its last task) keep the plain order.
   for (int k = 0; k < round_ranks::ROUNDS; ++k)
-    for (int b = 0; b < blocks; ++b) ranks.offset[k][b] = static_cast<unsigned char>(b);
+    for (int b = 0; b < blocks; ++b) ranks.rank[k][b] = static_cast<unsigned char>(b);
   long long load[round_ranks::BLOCKS] = {};
   for (int it = 0; it < first; ++it)
     for (int b = 0; b < blocks; ++b) load[b] += weight(serpentine_task(it, blocks, b));
@@ -114,24 +114,11 @@ template <class Weight> inline void rank_last_rounds(round_ranks &ranks, long lo
         order[j] = order[j - 1];
         order[j - 1] = t;
       }
-    // The round's tasks heaviest first (ordinals past the end last), among equals the lower.
-    long long heft[round_ranks::BLOCKS];
-    int task[round_ranks::BLOCKS];
-    for (int place = 0; place < blocks; ++place) {
-      const long long t = static_cast<long long>(it) * blocks + place;
-      heft[place] = t < total ? weight(static_cast<int>(t)) : -1;
-      task[place] = place;
-    }
-    for (int i = 1; i < blocks; ++i)
-      for (int j = i; j > 0 && heft[task[j]] > heft[task[j - 1]]; --j) {
-        const int t = task[j];
-        task[j] = task[j - 1];
-        task[j - 1] = t;
-      }
     for (int place = 0; place < blocks; ++place) {
       const int b = order[place];
-      ranks.offset[it - first][b] = static_cast<unsigned char>(task[place]);
-      if (heft[task[place]] > 0) load[b] += heft[task[place]];
+      ranks.rank[it - first][b] = static_cast<unsigned char>(place);
+      const long long t = static_cast<long long>(it) * blocks + place;
+      if (t < total) load[b] += weight(static_cast<int>(t));
     }
   }
   ranks.first_round = first;
