@@ -367,8 +367,6 @@ public:
     w.line("if (tasks > 2147483647)");
     w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + "
            "std::to_string(tasks) + \" output tiles are more than one launch can index\");");
-    if (k.program && !k.loopBound.stopVar.empty())
-      emitRoundRanks();
     if (k.wholeTiles) {
       llvm::SmallVector<std::string, 2> whole;
       for (const ir::ColumnBound &b : ir::columnBounds(k)) {
@@ -386,41 +384,6 @@ public:
               k.wholeTiles->name);
     }
     w.linef("return launch_persistent<{}>(globals, tasks, stream, kName);", structName);
-  }
-
-  /// Tasks that differ in length: the launcher ranks the blocks for the last
-  /// rounds by the work each has had (kittens::rank_last_rounds, a task weighing
-  /// 4 per stage and 3 besides), cached per thread for the sizes of its last call.
-  void emitRoundRanks() {
-    w.comment("Tasks differ in length: the blocks take the last rounds' tasks in the order of the "
-              "work each has had, least first, a task weighing 4 per stage and 3 besides (its "
-              "setup and finish); worked out on the host for the sizes of this thread's last "
-              "call.");
-    auto scope = w.scope("");
-    w.line("int tkc_blocks = 0;");
-    w.line("if (const cudaError_t e = persistent_blocks(tasks, tkc_blocks); e != cudaSuccess)");
-    w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + "
-           "cudaGetErrorString(e));");
-    std::vector<std::string> key = {"(double)tasks", "(double)tkc_blocks"};
-    for (const std::string &size : ir::launchSizeSymbols(k))
-      key.push_back(fmt::format("(double)globals.{}", size));
-    if (const auto &start = k.loopBound.start; start && !start->scalar.empty())
-      key.push_back(fmt::format("(double)globals.{}", start->scalar));
-    w.linef("const double tkc_key[{}] = {{{}}};", key.size(), llvm::join(key, ", "));
-    w.linef("static thread_local double tkc_last[{}] = {{}};", key.size());
-    w.line("static thread_local kittens::round_ranks tkc_ranks = {-1, {}};");
-    w.line("if (tkc_ranks.first_round < 0 || !std::equal(tkc_key, tkc_key + std::size(tkc_key), "
-           "tkc_last)) {");
-    w.linef("  kittens::rank_last_rounds(tkc_ranks, tasks, tkc_blocks, [&](int t) {{");
-    w.linef("    struct {{ const {0}::layout::globals &globals; {0}::layout::common_state common; "
-            "int num_iters; }} a{{globals, {{}}, 0}};",
-            structName);
-    w.linef("    {}::locate(a, t);", structName);
-    w.line("    return 4LL * a.num_iters + 3;");
-    w.line("  });");
-    w.line("  std::copy(tkc_key, tkc_key + std::size(tkc_key), tkc_last);");
-    w.line("}");
-    w.line("globals.ranks = tkc_ranks;");
   }
 
   /// The struct of the kernel's whole-tile copy (Kernel::wholeTiles), sharing
@@ -852,14 +815,6 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
   s.line("#include <kittens/kittens.cuh>");
   s.line("#include <kittens/ops/global/epilogue_global.cuh>");
   s.blank();
-  // Kernels whose tasks differ in length: their launchers keep the blocks' order of the last
-  // rounds for the sizes of the last call (std::equal, std::copy, std::size).
-  if (llvm::any_of(kernels, [](const Kernel &kernel) {
-        return kernel.program && !kernel.loopBound.stopVar.empty();
-      })) {
-    s.line("#include <algorithm>");
-    s.line("#include <iterator>");
-  }
   s.line("#include <string>");
   s.blank();
   {
