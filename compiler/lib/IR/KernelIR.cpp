@@ -364,6 +364,13 @@ std::vector<ColumnBound> columnBounds(const Kernel &kernel) {
   return bounds;
 }
 
+void dropColumnBound(Program &program, const ColumnBound &bound) {
+  forEachBound(program, [&](std::optional<ColumnBound> &b) {
+    if (b == bound)
+      b.reset();
+  });
+}
+
 void attachWholeTiles(Kernel &kernel) {
   if (!kernel.wantsWholeTiles || columnBounds(kernel).empty())
     return;

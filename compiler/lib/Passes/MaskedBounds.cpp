@@ -122,6 +122,13 @@ private:
     return llvm::any_of(e.operands, [&](const ir::Elementwise &o) { return readsBounded(o); });
   }
 
+  /// `value` is assigned anew: what was known of it no longer holds.
+  void overwritten(unsigned value) {
+    ++version[value];
+    dominates.erase(value);
+    notNegInf.erase(value);
+  }
+
   bool step(const ir::ProgramOp &op) {
     using OpKind = ir::ProgramOp::Kind;
     switch (op.kind) {
@@ -132,9 +139,7 @@ private:
           readsBounded(op.expr))
         return false;
       Fact f = eval(op.expr);
-      ++version[op.dst];
-      dominates.erase(op.dst);
-      notNegInf.erase(op.dst);
+      overwritten(op.dst);
       if (bounded(op.dst)) {
         facts[op.dst] = f;
       } else if (replacesNegInf(op.expr)) {
@@ -153,9 +158,7 @@ private:
       return true;
     }
     case OpKind::RowReduce: {
-      ++version[op.dst];
-      dominates.erase(op.dst);
-      notNegInf.erase(op.dst);
+      overwritten(op.dst);
       if (op.reduceBound != bound)
         return !readsBounded(op.expr);
       Fact f = eval(op.expr);
@@ -173,9 +176,7 @@ private:
         if (it == facts.end() || !it->second.is(0.0))
           return false;
       }
-      ++version[op.dst];
-      dominates.erase(op.dst);
-      notNegInf.erase(op.dst);
+      overwritten(op.dst);
       if (bounded(op.dst))
         facts[op.dst] = Fact{}; // the product past N: not relied on
       return true;
@@ -366,22 +367,13 @@ std::string storedRows(const ir::Kernel &k, const ir::Size &extent) {
 bool dropMaskedBounds(ir::Kernel &kernel, DiagnosticEngine &) {
   if (!kernel.program)
     return true;
-  ir::Program &p = *kernel.program;
-  std::vector<ir::ColumnBound> bounds;
-  for (const ir::RegValue &v : p.values)
-    if (v.bound && !llvm::is_contained(bounds, *v.bound))
-      bounds.push_back(*v.bound);
-  for (const ir::ColumnBound &b : bounds) {
+  // Before the loop tail is attached: the program's own bounds.
+  for (const ir::ColumnBound &b : ir::columnBounds(kernel)) {
     std::string rows = storedRows(kernel, b.extent);
     if (rows.empty() || !Prover(kernel, b, rows).run())
       continue;
-    for (ir::RegValue &v : p.values)
-      if (v.bound == b)
-        v.bound.reset();
-    for (ir::ProgramOp &op : p.compute)
-      if (op.reduceBound == b)
-        op.reduceBound.reset();
-    p.maskedBounds.push_back(b);
+    ir::dropColumnBound(*kernel.program, b);
+    kernel.program->maskedBounds.push_back(b);
   }
   return true;
 }

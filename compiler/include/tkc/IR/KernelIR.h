@@ -441,6 +441,9 @@ void attachLoopTail(Kernel &kernel, Kernel tail);
 /// sizes whose partial last tiles the program's code handles.
 std::vector<ColumnBound> columnBounds(const Kernel &kernel);
 
+/// Removes `bound` from every value and op of `program` that carries it.
+void dropColumnBound(Program &program, const ColumnBound &bound);
+
 /// When the kernel has column bounds, attaches to kernel.wholeTiles a copy
 /// named `<name>_whole` whose program (and loop tail's) has none: where no
 /// tile crosses its size, the copy computes the same without the code for
