@@ -24,10 +24,8 @@
 // N are computed but never stored, and rows never mix: reductions run along
 // a row and a product's left operand contributes its own rows only), factors
 // kept positive, and one relation: `x - r` where r is at least the row
-// maximum of x less a finite amount is -inf where x is -inf. Such an r is
-// `max(..., rowmax(x))`, or a lazy maximum `where(a > b + c, a, b)` with a
-// such an r and c a finite number (b is chosen only where a <= b + c, so
-// b >= a - c). When r itself is -inf, every column of x in the row is -inf, and x - r is NaN at
+// maximum of x (r = max(..., rowmax(x))) is -inf where x is -inf. When r
+// itself is -inf, every column of x in the row is -inf, and x - r is NaN at
 // each present column in both kernels; such a row (every key masked) holds
 // NaN with or without the bound, so a value derived this way is marked
 // `rowNaN` and may not be selected by a later `where` (which could give the
@@ -156,9 +154,6 @@ private:
       } else if (e.kind == Kind::Value && dominates.count(e.value)) {
         auto d = dominates.lookup(e.value);
         dominates[op.dst] = d;
-      } else if (auto a = lazyMaximum(e); a && dominates.count(*a)) {
-        auto d = dominates.lookup(*a);
-        dominates[op.dst] = d;
       }
       return true;
     }
@@ -189,35 +184,6 @@ private:
     default:
       return !readsBounded(op.expr);
     }
-  }
-
-  /// `where(a > b + c, a, b)`: a where it passes b by more than c, else b, which is
-  /// then at least a - c. Also written with `>=`, mirrored (`b + c < a`), with
-  /// `c + b` or `b - c`, or without c; c a finite number. Returns a.
-  static std::optional<unsigned> lazyMaximum(const ir::Elementwise &e) {
-    if (e.kind != Kind::Where)
-      return std::nullopt;
-    const ir::Elementwise &cond = e.operands[0], &a = e.operands[1], &b = e.operands[2];
-    if (cond.kind != Kind::Binary || a.kind != Kind::Value || b.kind != Kind::Value)
-      return std::nullopt;
-    bool greater = cond.op == ">" || cond.op == ">=";
-    if (!greater && cond.op != "<" && cond.op != "<=")
-      return std::nullopt;
-    const ir::Elementwise &big = cond.operands[greater ? 0 : 1];
-    const ir::Elementwise &small = cond.operands[greater ? 1 : 0];
-    auto isB = [&](const ir::Elementwise &x) {
-      return x.kind == Kind::Value && x.value == b.value;
-    };
-    auto finite = [](const ir::Elementwise &x) {
-      return x.kind == Kind::Number && std::isfinite(x.number);
-    };
-    bool shifted = small.kind == Kind::Binary &&
-                   ((small.op == "+" && ((isB(small.operands[0]) && finite(small.operands[1])) ||
-                                         (finite(small.operands[0]) && isB(small.operands[1])))) ||
-                    (small.op == "-" && isB(small.operands[0]) && finite(small.operands[1])));
-    if (big.kind != Kind::Value || big.value != a.value || !(isB(small) || shifted))
-      return std::nullopt;
-    return a.value;
   }
 
   /// `where(r == -inf, c, r)` (or `where(r != -inf, r, c)`) with a finite
