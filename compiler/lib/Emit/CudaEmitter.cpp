@@ -49,6 +49,18 @@ constexpr int kWarpRows = 16;
 constexpr int kStopFastestMaxCount = 16;
 constexpr int kStopFastestMaxStages = 2;
 
+/// Tasks whose loop stops at their own row and starts at 0 (causal attention) take the paired
+/// order (kittens::paired_task: a head's task i with its task count - 1 - i, the head's pairs
+/// on neighbouring blocks) for these counts of tasks per head, and the orders above for the
+/// rest. Measured on an H100 (bench/NOTES.md, session 20), paired against the orders above
+/// with the row blocks rotated in both: with a ring of five or four stages (D = 64) 1.02-1.09x
+/// at 3-16 tasks a head (N = 512-3072), 1.00 at 22 and 0.99 at 27-32; with two stages
+/// (D = 128) 0.77x at 3 (a head's lone task 0 then reads its operands from memory again,
+/// after the pairs), 1.01-1.08x at 6-32, 0.94x at 43.
+constexpr int kPairedMaxCountDeepRing = 16;
+constexpr int kPairedMinCountShallowRing = 6;
+constexpr int kPairedMaxCountShallowRing = 32;
+
 /// How a kernel uses each of its globals.
 enum class Role { Unused, TmaLoad, TmaStore, RowVector, Tile, Rows };
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 using kittens::grouped_order;
+using kittens::paired_task;
 using kittens::rotated_task;
 using kittens::serpentine_task;
 
@@ -114,4 +115,74 @@ TEST(TileOrder, SerpentineBalancesTasksThatComeLongestFirst) {
   const double mean = static_cast<double>(sum) / blocks;
   EXPECT_LE(most, mean * 1.01);
   EXPECT_GT(most_rr, mean * 1.05);
+}
+
+TEST(TileOrder, PairedHandsOutEveryTaskOnce) {
+  for (int blocks : {1, 2, 7, 132})
+    for (int heads : {1, 2, 5, 64, 131, 256, 512})
+      for (int count : {1, 2, 3, 6, 11, 16, 22, 33}) {
+        std::set<std::pair<int, int>> seen;
+        for (int b = 0; b < blocks; ++b)
+          for (int it = 0;; ++it) {
+            int head = -1, i = -1;
+            if (!paired_task(it, blocks, b, heads, count, head, i)) {
+              // The LCF loop stops at a block's first miss: nothing may come after it.
+              for (int later = it + 1; later < it + 2 * count + 4; ++later)
+                ASSERT_FALSE(paired_task(later, blocks, b, heads, count, head, i));
+              break;
+            }
+            ASSERT_GE(head, 0); ASSERT_LT(head, heads); ASSERT_GE(i, 0); ASSERT_LT(i, count);
+            ASSERT_TRUE(seen.insert({head, i}).second)
+                << blocks << " blocks, " << heads << " heads, " << count << ": " << head << "," << i;
+          }
+        EXPECT_EQ(seen.size(), static_cast<size_t>(heads) * count) << blocks << " blocks, " << heads
+                                                                    << " heads, count " << count;
+      }
+}
+
+TEST(TileOrder, PairedRunsAHeadsPairsTogetherLongFirst) {
+  // Six tasks a head, 132 blocks: round 0 gives blocks 0-2 head 0's tasks 5, 4, 3 and round 1
+  // their partners 0, 1, 2, so every block's two tasks add up to the same (5 + 0 = 4 + 1).
+  for (int b = 0; b < 3; ++b) {
+    int head = -1, i = -1;
+    ASSERT_TRUE(paired_task(0, 132, b, 512, 6, head, i));
+    EXPECT_EQ(head, 0); EXPECT_EQ(i, 5 - b);
+    ASSERT_TRUE(paired_task(1, 132, b, 512, 6, head, i));
+    EXPECT_EQ(head, 0); EXPECT_EQ(i, b);
+  }
+  int head = -1, i = -1;
+  ASSERT_TRUE(paired_task(0, 132, 3, 512, 6, head, i));
+  EXPECT_EQ(head, 1); EXPECT_EQ(i, 5);
+  // An odd count pairs 10 with 1, ..., 6 with 5 and leaves task 0 for the end.
+  ASSERT_TRUE(paired_task(1, 132, 0, 256, 11, head, i));
+  EXPECT_EQ(head, 0); EXPECT_EQ(i, 1);
+  ASSERT_TRUE(paired_task(1, 132, 4, 256, 11, head, i));
+  EXPECT_EQ(head, 0); EXPECT_EQ(i, 5);
+}
+
+TEST(TileOrder, PairedBalancesCausalHeads) {
+  // Causal heads in end-aligned 192-row tasks over 128-key stages (N = 1024: six tasks of
+  // 1, 2, 4, 5, 7, 8 stages; N = 2048: eleven of 1 ... 16), each costing one more for its
+  // setup and finish, on 132 blocks: the busiest block's sum stays within a pair's length
+  // of the mean (whole pairs: 1536 pairs on 132 blocks make 11 or 12 a block).
+  const int blocks = 132;
+  for (int n : {1024, 2048}) {
+    const int rows = (n + 63) / 64, count = (rows + 2) / 3, lead = count * 3 - rows;
+    const int heads = 16384 / n * 32;
+    auto length = [&](int i) {
+      const int end = std::min((i + 1) * 192 - lead * 64, n);
+      return (end + 127) / 128 + 1;
+    };
+    long long sum = 0, most = 0;
+    for (int i = 0; i < count; ++i) sum += (long long)heads * length(i);
+    for (int b = 0; b < blocks; ++b) {
+      long long mine = 0;
+      int head = 0, i = 0;
+      for (int it = 0; paired_task(it, blocks, b, heads, count, head, i); ++it) mine += length(i);
+      most = std::max(most, mine);
+    }
+    const double mean = static_cast<double>(sum) / blocks;
+    EXPECT_LE(most, mean + length(count - 1) + length(0)) << n;
+    EXPECT_GE(most, mean) << n;
+  }
 }

@@ -34,7 +34,20 @@
  *     G = 4 blocks:   block  0  1  2  3
  *         round 0:           0  1  2  3
  *         round 1:           5  6  7  4
- *         round 2:          10 11  8  9
+ *         round 2:          10 11  8  9 *
+ * `paired_task` serves causal heads, whose tasks (count `c` a head, task i ending at its
+ * own last row) need work growing with i: task i and task c - 1 - i together need about the
+ * same at every i. A block's tasks come in such pairs, the long one first; pairs are
+ * numbered head-major, so a head's pairs go to neighbouring blocks, which run them at the
+ * same time and read the head's operands from L2 together. Round r hands pair
+ * (r / 2) * G + block to each block while every block gets one; the pairs left over go one
+ * to a block, and the tasks without a partner (task 0 of a head with an odd count, its
+ * shortest) come last, first to the blocks without a left-over pair.
+ *
+ *     c = 6, G = 4 blocks:   block    0       1       2       3
+ *         round 0:                  (h0,5)  (h0,4)  (h0,3)  (h1,5)
+ *         round 1:                  (h0,0)  (h0,1)  (h0,2)  (h1,0)
+ *         round 2:                  (h1,4)  (h1,3)  ...
  */
 #pragma once
 
@@ -64,6 +77,43 @@ KITTENS_HOST_DEVICE constexpr int serpentine_task(int task_iter, int blocks, int
 /// Task ordinal of a block's `task_iter`-th task, `blocks` blocks (rounds shifted by one block each).
 KITTENS_HOST_DEVICE constexpr int rotated_task(int task_iter, int blocks, int block) {
   return task_iter * blocks + (block + task_iter) % blocks;
+}
+
+/// A task of the paired order: the head (an ordinal over the other task indices) and the
+/// index i (0 <= i < count) of the block's `task_iter`-th task, `blocks` blocks; false once the
+/// block has none left (it has none after either).
+KITTENS_HOST_DEVICE constexpr bool paired_task(int task_iter, int blocks, int block, int heads, int count,
+                                               int &head, int &i) {
+  const int pairs_per_head = count / 2, odd = count % 2; // an odd count leaves task 0 alone
+  const long long pairs = (long long)heads * pairs_per_head;
+  const int full_rounds = static_cast<int>(pairs / blocks); // rounds in which every block has a pair
+  const int left_over = static_cast<int>(pairs - (long long)full_rounds * blocks);
+  auto pair_task = [&](long long pair, int member) {
+    head = static_cast<int>(pair / pairs_per_head);
+    const int j = static_cast<int>(pair % pairs_per_head);
+    i = member ? j + odd : count - 1 - j; // the long task first
+  };
+  int it = task_iter;
+  if (it < 2 * full_rounds) {
+    pair_task((long long)(it / 2) * blocks + block, it % 2);
+    return true;
+  }
+  it -= 2 * full_rounds;
+  if (block < left_over) {
+    if (it < 2) {
+      pair_task((long long)full_rounds * blocks + block, it);
+      return true;
+    }
+    it -= 2;
+  }
+  if (!odd) return false;
+  // The lone tasks, blocks without a left-over pair first.
+  const int rank = block >= left_over ? block - left_over : blocks - left_over + block;
+  const long long lone = (long long)it * blocks + rank;
+  if (lone >= heads) return false;
+  head = static_cast<int>(lone);
+  i = 0;
+  return true;
 }
 
 } // namespace kittens
