@@ -51,15 +51,23 @@ constexpr int kStopFastestMaxStages = 2;
 
 /// Tasks whose loop stops at their own row and starts at 0 (causal attention) take the paired
 /// order (kittens::paired_task: a head's task i with its task count - 1 - i, the head's pairs
-/// on neighbouring blocks) for these counts of tasks per head, and the orders above for the
-/// rest. Measured on an H100 (bench/NOTES.md, session 20), paired against the orders above
-/// with the row blocks rotated in both: with a ring of five or four stages (D = 64) 1.02-1.09x
-/// at 3-16 tasks a head (N = 512-3072), 1.00 at 22 and 0.99 at 27-32; with two stages
-/// (D = 128) 0.77x at 3 (a head's lone task 0 then reads its operands from memory again,
-/// after the pairs), 1.01-1.08x at 6-32, 0.94x at 43.
-constexpr int kPairedMaxCountDeepRing = 16;
+/// on neighbouring blocks) for up to kPairedMaxCount tasks a head, and with a ring of at most
+/// kStopFastestMaxStages stages from kPairedMinCountShallowRing and only with three consumer
+/// warpgroups; the orders above elsewhere. Measured on an H100 (bench/NOTES.md, session 20),
+/// paired against those orders, row blocks rotated in both: with a ring of five or four stages
+/// (D = 64) 1.02-1.09x at 3-16 tasks a head (N = 512-3072), 1.00x at 22, 0.99x at 27-32; with
+/// two (D = 128) 0.77x at 3 (a head's lone task 0 reads its operands from memory again after
+/// the pairs), 0.99-1.08x at 6-16, and at 22-32 1.01-1.05x for plain attention but 0.91x for
+/// soft-capping at 22 (N = 4096: 5.3 pairs a block, so a third of the blocks run a whole
+/// pair more at the end); with two stages and two warpgroups (D = 256, three times D = 128's
+/// bytes per score) 0.97x at 8, 0.99x at 16 against the head-major order.
+constexpr int kPairedMaxCount = 16;
 constexpr int kPairedMinCountShallowRing = 6;
-constexpr int kPairedMaxCountShallowRing = 32;
+
+/// Causal kernels with at least this many consumer warpgroups take the task's row blocks in
+/// turn (the last needs the most stages): 1.01-1.02x at N <= 2048 with three (D = 64, 128),
+/// 0.99x at N >= 8192 with two (D = 256).
+constexpr int kRotateMinWarpgroups = 3;
 
 /// How a kernel uses each of its globals.
 enum class Role { Unused, TmaLoad, TmaStore, RowVector, Tile, Rows };
