@@ -1,4 +1,5 @@
-"""Probe edit (not shipped): causal tasks taken in pairs of one head, long with short.
+"""Probe edit: causal tasks taken in pairs of one head, long with short (built in 8cb10cc as
+kittens::paired_task; the emitter takes it for fewer counts than this probe, see CudaEmitter.cpp).
 
 A causal head's end-aligned tasks need stages growing with `i`, so with an even count task
 i and task i_count - 1 - i together need about the same at every i (N = 1024, 128-key

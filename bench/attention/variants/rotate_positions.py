@@ -1,4 +1,5 @@
-"""Probe edit (not shipped): a warpgroup's row block within its task rotates from task to task.
+"""Probe edit: a warpgroup's row block within its task rotates from task to task (built in
+8cb10cc for causal kernels of three or more consumer warpgroups, tkc_block).
 
 In the generated kernels warpgroup w always takes the task's w-th 64-row block. In a causal
 head a task's blocks need ceil(rows / BKV) stages each, so the last position needs up to one
