@@ -63,6 +63,7 @@ constexpr int kStopFastestMaxStages = 2;
 /// bytes per score) 0.97x at 8, 0.99x at 16 against the head-major order.
 constexpr int kPairedMaxCount = 16;
 constexpr int kPairedMinCountShallowRing = 6;
+constexpr int kPairedShallowRingMinWarpgroups = 3;
 
 /// Causal kernels with at least this many consumer warpgroups take the task's row blocks in
 /// turn (the last needs the most stages): 1.01-1.02x at N <= 2048 with three (D = 64, 128),
