@@ -253,6 +253,7 @@ private:
         {"log2", [](double v) { return std::log2(v); }},
         {"log", [](double v) { return std::log(v); }},
         {"sqrt", [](double v) { return std::sqrt(v); }},
+        {"rcp", [](double v) { return 1.0 / v; }},
         {"tanh", [](double v) { return std::tanh(v); }},
         {"abs", [](double v) { return std::fabs(v); }},
     };

@@ -4,6 +4,8 @@
 // kittens::fast::tanh against tanh in double: a dense sweep of [-60, 60] and the points
 // around 0, where the absolute error bound (5e-7, what the approximate ex2 and rcp and
 // the final FMA add up to) is checked; the limits at +-inf and NaN through.
+// kittens::fast::rcp against 1 / x in double: every binade of normal results, both signs,
+// within one unit in the last place (relative 2^-23); the flushed and infinite cases.
 #include "harness.cuh"
 
 #include <cmath>
@@ -15,7 +17,53 @@ __global__ void tanh_kernel(const float *x, float *y, int n) {
   if (i < n) y[i] = fast::tanh(x[i]);
 }
 
+__global__ void rcp_kernel(const float *x, float *y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = fast::rcp(x[i]);
+}
+
+void check_rcp() {
+  std::vector<float> xs;
+  for (int e = -125; e <= 125; ++e) // |1 / x| stays a normal number
+    for (int m = 0; m < 256; ++m) {
+      const float x = std::ldexp(1.0f + static_cast<float>(m) / 256.0f + 1.0f / 65536.0f * (m % 7), e);
+      xs.push_back(x);
+      xs.push_back(-x);
+    }
+  const int normal = static_cast<int>(xs.size());
+  // +-0, +-inf, a subnormal input (flushed: +inf), 2^127 (its reciprocal is subnormal: +0).
+  const std::vector<float> special = {0.0f, -0.0f, INFINITY, -INFINITY, 1e-40f, std::ldexp(1.0f, 127), NAN};
+  xs.insert(xs.end(), special.begin(), special.end());
+  const int n = static_cast<int>(xs.size());
+
+  harness::dbuf<float> x(n), y(n);
+  x.upload(xs);
+  y.poison();
+  rcp_kernel<<<(n + 255) / 256, 256>>>(x.p, y.p, n);
+  CHECK_LAUNCH();
+  const std::vector<float> got = y.download();
+
+  std::vector<double> want(normal);
+  for (int i = 0; i < normal; ++i) want[i] = 1.0 / static_cast<double>(xs[i]);
+  harness::expect_close("fast::rcp, relative error", std::vector<float>(got.begin(), got.begin() + normal), want, 0,
+                        std::ldexp(1.0, -23));
+  double worst = 0;
+  for (int i = 0; i < normal; ++i) worst = std::fmax(worst, std::fabs(got[i] - want[i]) / std::fabs(want[i]));
+  std::printf("     fast::rcp: worst relative error %.3g over %d points\n", worst, normal);
+  const float *g = got.data() + normal;
+  const bool limits = g[0] == INFINITY && g[1] == -INFINITY && g[2] == 0.0f && !std::signbit(g[2]) && g[3] == 0.0f &&
+                      std::signbit(g[3]) && g[4] == INFINITY && g[5] == 0.0f && std::isnan(g[6]);
+  if (limits) {
+    std::printf("ok   fast::rcp of +-0, +-inf, a subnormal, 2^127 and NaN\n");
+  } else {
+    std::printf("FAIL fast::rcp of +-0, +-inf, 1e-40, 2^127, NaN gave %g %g %g %g %g %g %g\n", g[0], g[1], g[2], g[3],
+                g[4], g[5], g[6]);
+    ++harness::failures;
+  }
+}
+
 int main() {
+  check_rcp();
   std::vector<float> xs;
   const int sweep = 1 << 20;
   for (int i = 0; i <= sweep; ++i) xs.push_back(-60.0f + 120.0f * static_cast<float>(i) / sweep);

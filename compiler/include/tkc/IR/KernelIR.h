@@ -218,7 +218,7 @@ struct Elementwise {
     Scalar,   ///< `value`: index into Kernel::scalars
     RowIndex, ///< row(var): var * step + the element's row in the block
     ColIndex, ///< col(var): var * step + the element's column
-    Unary,    ///< op: "-", "exp2", "exp", "log2", "log", "sqrt", "tanh", "abs", "not"
+    Unary,    ///< op: "-", "exp2", "exp", "log2", "log", "sqrt", "rcp", "tanh", "abs", "not"
     Binary,   ///< op: + - * / max min == != < <= > >= and or
     Where,    ///< operands: condition, if true, if false
   };

@@ -40,6 +40,14 @@ KITTENS_DEVICE float log2(float x) {
   asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+/// 1 / x by the approximate reciprocal: at most one unit in the last place off, one instruction
+/// against the rounded division's several and its slow-path branch. Subnormal inputs and results
+/// are flushed to zero (so 1 / x is +-0 for |x| > 2^126); +-0 gives +-inf, +-inf gives +-0.
+KITTENS_DEVICE float rcp(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 KITTENS_DEVICE float exp(float x) { return exp2(x * 1.4426950408889634f); }
 KITTENS_DEVICE float log(float x) { return log2(x) * 0.6931471805599453f; }
 /// tanh(x) as 1 - 2 / (2^(2 x log2 e) + 1) with the approximate ex2 and rcp: two
@@ -48,9 +56,7 @@ KITTENS_DEVICE float log(float x) { return log2(x) * 0.6931471805599453f; }
 /// overflows or flushes to zero; NaN for NaN.
 KITTENS_DEVICE float tanh(float x) {
   const float e = exp2(x * 2.8853900817779268f);
-  float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(e + 1.0f));
-  return fmaf(-2.0f, r, 1.0f);
+  return fmaf(-2.0f, rcp(e + 1.0f), 1.0f);
 }
 } // namespace fast
 
