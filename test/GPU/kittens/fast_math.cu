@@ -17,6 +17,17 @@ __global__ void tanh_kernel(const float *x, float *y, int n) {
   if (i < n) y[i] = fast::tanh(x[i]);
 }
 
+/// Each of `xs` through `kernel` (one element a thread) into a poisoned output.
+std::vector<float> run(void (*kernel)(const float *, float *, int), const std::vector<float> &xs) {
+  const int n = static_cast<int>(xs.size());
+  harness::dbuf<float> x(n), y(n);
+  x.upload(xs);
+  y.poison();
+  kernel<<<(n + 255) / 256, 256>>>(x.p, y.p, n);
+  CHECK_LAUNCH();
+  return y.download();
+}
+
 __global__ void rcp_kernel(const float *x, float *y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = fast::rcp(x[i]);
@@ -34,14 +45,7 @@ void check_rcp() {
   // +-0, +-inf, a subnormal input (flushed: +inf), 2^127 (its reciprocal is subnormal: +0).
   const std::vector<float> special = {0.0f, -0.0f, INFINITY, -INFINITY, 1e-40f, std::ldexp(1.0f, 127), NAN};
   xs.insert(xs.end(), special.begin(), special.end());
-  const int n = static_cast<int>(xs.size());
-
-  harness::dbuf<float> x(n), y(n);
-  x.upload(xs);
-  y.poison();
-  rcp_kernel<<<(n + 255) / 256, 256>>>(x.p, y.p, n);
-  CHECK_LAUNCH();
-  const std::vector<float> got = y.download();
+  const std::vector<float> got = run(rcp_kernel, xs);
 
   std::vector<double> want(normal);
   for (int i = 0; i < normal; ++i) want[i] = 1.0 / static_cast<double>(xs[i]);
@@ -77,14 +81,7 @@ int main() {
   xs.push_back(INFINITY);
   xs.push_back(-INFINITY);
   xs.push_back(NAN);
-  const int n = static_cast<int>(xs.size());
-
-  harness::dbuf<float> x(n), y(n);
-  x.upload(xs);
-  y.poison();
-  tanh_kernel<<<(n + 255) / 256, 256>>>(x.p, y.p, n);
-  CHECK_LAUNCH();
-  const std::vector<float> got = y.download();
+  const std::vector<float> got = run(tanh_kernel, xs);
 
   std::vector<double> want(finite);
   for (int i = 0; i < finite; ++i) want[i] = std::tanh(static_cast<double>(xs[i]));
