@@ -3,7 +3,8 @@
 block-time idles after the block's last task; per task and warpgroup the median time of setup,
 the wait for the first stage, the first stage's compute, the other stages' (and per stage),
 finish and the whole; blocks' start-to-start task time, for full tasks and those whose rows
-only one warpgroup computes; and how far apart a task's warpgroups reach their first stage.
+only one warpgroup computes; how far apart a task's warpgroups reach their first stage; and
+when blocks end, grouped by their task count and lone tasks.
 
     python3 analyze.py trace.bin
 
@@ -57,4 +58,11 @@ if lone: print("lone task start-to-start %.2f us vs full %.2f (n %d / %d)" % (np
 # WG phase spread at task start: max-min of setup start across wgs
 sp = [ (a[b, t, :3, 2].max() - a[b, t, :3, 2].min()) / 1000.0 for b in range(132) for t in range(ntask[b]) if (a[b, t, :3, 6] > 0).all()]
 print("spread of WGs' first-stage arrival within a task: median %.2f us p90 %.2f" % (np.median(sp), np.percentile(sp, 90)))
-# producer: task start vs consumers
+# Blocks grouped by what they ran (their task count, and how many of those tasks one warpgroup
+# computed alone): when each group ends shows whether the end is set by whole tasks or by jitter.
+groups = {}
+for b in range(132):
+    lone_b = sum(int((a[b, t, :3, 6] > 0).sum() == 1) for t in range(ntask[b]))
+    groups.setdefault((int(ntask[b]), lone_b), []).append(end[b])
+for (n, l), e in sorted(groups.items()):
+    print("blocks with %d tasks, %d of them lone: %d, end mean %.1f min %.1f max %.1f us" % (n, l, len(e), np.mean(e), min(e), max(e)))
