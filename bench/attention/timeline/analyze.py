@@ -17,6 +17,8 @@ a = np.fromfile(sys.argv[1], dtype=np.uint64).reshape(132, 48, 4, -1).astype(np.
 t0 = a[:, :, :, 0][a[:, :, :, 0] > 0].min()
 def rel(x): return (x - t0) / 1000.0  # us
 valid = a[:, :, 0, 0] > 0
+# How many of a task's three warpgroups computed on it (one: a lone task).
+def computing(b, t): return int((a[b, t, :3, 6] > 0).sum())
 ntask = valid.sum(1)
 end = np.array([rel(a[b, ntask[b]-1, :3, 5].max()) for b in range(132)])
 start = np.array([rel(a[b, 0, :3, 0].min()) for b in range(132)])
@@ -51,18 +53,18 @@ lone = []
 full = []
 for b in range(132):
     for t in range(ntask[b] - 1):
-        nc = (a[b, t, :3, 6] > 0).sum()
+        nc = computing(b, t)
         dd = (a[b, t+1, :3, 0].min() - a[b, t, :3, 0].min()) / 1000.0
         (lone if nc == 1 else full if nc == 3 else []).append(dd)
 if lone: print("lone task start-to-start %.2f us vs full %.2f (n %d / %d)" % (np.median(lone), np.median(full), len(lone), len(full)))
 # WG phase spread at task start: max-min of setup start across wgs
-sp = [ (a[b, t, :3, 2].max() - a[b, t, :3, 2].min()) / 1000.0 for b in range(132) for t in range(ntask[b]) if (a[b, t, :3, 6] > 0).all()]
+sp = [ (a[b, t, :3, 2].max() - a[b, t, :3, 2].min()) / 1000.0 for b in range(132) for t in range(ntask[b]) if computing(b, t) == 3]
 print("spread of WGs' first-stage arrival within a task: median %.2f us p90 %.2f" % (np.median(sp), np.percentile(sp, 90)))
 # Blocks grouped by what they ran (their task count, and how many of those tasks one warpgroup
 # computed alone): when each group ends shows whether the end is set by whole tasks or by jitter.
 groups = {}
 for b in range(132):
-    lone_b = sum(int((a[b, t, :3, 6] > 0).sum() == 1) for t in range(ntask[b]))
+    lone_b = sum(computing(b, t) == 1 for t in range(ntask[b]))
     groups.setdefault((int(ntask[b]), lone_b), []).append(end[b])
 for (n, l), e in sorted(groups.items()):
     print("blocks with %d tasks, %d of them lone: %d, end mean %.1f min %.1f max %.1f us" % (n, l, len(e), np.mean(e), min(e), max(e)))
