@@ -10,7 +10,10 @@ is untouched.
 Events (consumer warpgroup w, column):
   0 top of the task   1 setup done   2 first stage arrived   3 first compute done
   4 stages done       5 finish done  6 compute_iters         7 SM id
-Producer (row 3): 0 task start, 4 last load issued.
+  and on task 0's row only: 8 the block's end (its last store read)  9 the kernel's entry
+Producer (row 3): 0 task start, 1 first load issued, 4 last load issued; 9 on task 0: entry.
+Columns 10-14 repeat entry, first stage arrived, stages done, finish done and the end in
+the multiprocessor's clock64 cycles (entry and end on task 0's row only).
 """
 import shutil, sys
 from pathlib import Path
@@ -40,6 +43,27 @@ __device__ __forceinline__ unsigned long long lcf_now() {
       ::kittens::lcf::lcf_trace[((blockIdx.x * 48 + (task)) * 4 + (w)) * 16 + (ev)] = (val);      \\
   } while (0)
 /// The LCF kernel. Launch with""")
+edit("""  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {""", """  {
+    const int w = warpgroupid() < TR::NUM_CONSUMER_WARPGROUPS ? warpgroupid() : 3;
+    LCF_T(0, w, 9, lcf_now());
+    LCF_T(0, w, 10, (unsigned long long)clock64());
+  }
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {""")
+edit("""      for (; it < num_iters && it < TR::SAFE_STAGES; ++it) load_stage(it);""",
+     """      for (; it < num_iters && it < TR::SAFE_STAGES; ++it) {
+        load_stage(it);
+        if (it == 0) LCF_T(task_iter, 3, 1, lcf_now());
+      }""")
+edit("""    release_finish(); // the block's last store must have read the finish block before it exits
+""", """    release_finish(); // the block's last store must have read the finish block before it exits
+    {
+      const int w = warpgroupid(); // not inside LCF_T: warpgroupid() shuffles across the warp
+      LCF_T(0, w, 8, lcf_now());
+      LCF_T(0, w, 14, (unsigned long long)clock64());
+    }
+""")
 edit("""      producer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state};""",
      """      LCF_T(task_iter, 3, 0, lcf_now());
       producer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state};""")
@@ -59,6 +83,7 @@ edit("""      if (compute_iters > num_iters) compute_iters = num_iters;""",
 edit("""        ph.flip_full(s);
         semaphore *prev""", """        ph.flip_full(s);
         if (it == first) LCF_T(task_iter, wg, 2, lcf_now());
+        if (it == first) LCF_T(task_iter, wg, 11, (unsigned long long)clock64());
         semaphore *prev""")
 edit("""        K::consumer::compute(xa);
 """, """        K::consumer::compute(xa);
@@ -67,9 +92,11 @@ edit("""        K::consumer::compute(xa);
 edit("""      release_unread(it, num_iters);
       // Every consumer""", """      release_unread(it, num_iters);
       LCF_T(task_iter, wg, 4, lcf_now());
+      LCF_T(task_iter, wg, 12, (unsigned long long)clock64());
       // Every consumer""")
 edit("""      K::consumer::finish(fa);
 """, """      K::consumer::finish(fa);
       LCF_T(task_iter, wg, 5, lcf_now());
+      LCF_T(task_iter, wg, 13, (unsigned long long)clock64());
 """)
 p.write_text(s)
