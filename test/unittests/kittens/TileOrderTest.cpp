@@ -141,6 +141,63 @@ TEST(TileOrder, PairedHandsOutEveryTaskOnce) {
       }
 }
 
+// The paired order as first written, in 64 bits: the 32-bit one must agree with it wherever
+// heads * count fits in an int, up to the largest such.
+static bool paired_task_64(int task_iter, int blocks, int block, int heads, int count, int &head, int &i) {
+  const int pairs_per_head = count / 2, odd = count % 2;
+  const long long pairs = (long long)heads * pairs_per_head;
+  const int full_rounds = static_cast<int>(pairs / blocks);
+  const int left_over = static_cast<int>(pairs - (long long)full_rounds * blocks);
+  auto pair_task = [&](long long pair, int member) {
+    head = static_cast<int>(pair / pairs_per_head);
+    const int j = static_cast<int>(pair % pairs_per_head);
+    i = member ? j + odd : count - 1 - j;
+  };
+  int it = task_iter;
+  if (it < 2 * full_rounds) {
+    pair_task((long long)(it / 2) * blocks + block, it % 2);
+    return true;
+  }
+  it -= 2 * full_rounds;
+  if (block < left_over) {
+    if (it < 2) {
+      pair_task((long long)full_rounds * blocks + block, it);
+      return true;
+    }
+    it -= 2;
+  }
+  if (!odd) return false;
+  const int rank = block >= left_over ? block - left_over : blocks - left_over + block;
+  const long long lone = (long long)it * blocks + rank;
+  if (lone >= heads) return false;
+  head = static_cast<int>(lone);
+  i = 0;
+  return true;
+}
+
+TEST(TileOrder, PairedIn32BitsAgreesUpToTheLargestTaskCount) {
+  const int max_int = 2147483647;
+  for (int count : {1, 2, 3, 11, 16})
+    for (int heads : {1, 5, 512, max_int / count - 131, max_int / count})
+      for (int blocks : {1, 7, 132}) {
+        // The first rounds, the rounds around the left-over pairs and the lone tasks.
+        const long long pairs = (long long)heads * (count / 2);
+        const int last_round = static_cast<int>(pairs / blocks);
+        for (int base : {0, 2 * last_round - 4, 2 * last_round, 2 * last_round + 2})
+          for (int it = base < 0 ? 0 : base; it < (base < 0 ? 0 : base) + 8; ++it)
+            for (int b : {0, blocks / 2, blocks - 1}) {
+              int h32 = -1, i32 = -1, h64 = -1, i64 = -1;
+              const bool got = paired_task(it, blocks, b, heads, count, h32, i32);
+              ASSERT_EQ(got, paired_task_64(it, blocks, b, heads, count, h64, i64))
+                  << count << " " << heads << " " << blocks << " " << it << " " << b;
+              if (got) {
+                EXPECT_EQ(h32, h64);
+                EXPECT_EQ(i32, i64);
+              }
+            }
+      }
+}
+
 TEST(TileOrder, PairedRunsAHeadsPairsTogetherLongFirst) {
   // Six tasks a head, 132 blocks: round 0 gives blocks 0-2 head 0's tasks 5, 4, 3 and round 1
   // their partners 0, 1, 2, so every block's two tasks add up to the same (5 + 0 = 4 + 1).

@@ -81,33 +81,36 @@ KITTENS_HOST_DEVICE constexpr int rotated_task(int task_iter, int blocks, int bl
 
 /// A task of the paired order: the head (an ordinal over the other task indices) and the
 /// index i (0 <= i < count) of the block's `task_iter`-th task, `blocks` blocks; false once the
-/// block has none left (it has none after either).
+/// block has none left (it has none after either). Requires heads * count <= INT_MAX (the
+/// launchers refuse more tasks): the pairs are then numbered in 32 bits, where 64-bit
+/// divisions were a software routine on every task boundary.
 KITTENS_HOST_DEVICE constexpr bool paired_task(int task_iter, int blocks, int block, int heads, int count,
                                                int &head, int &i) {
   const int pairs_per_head = count / 2, odd = count % 2; // an odd count leaves task 0 alone
-  const long long pairs = (long long)heads * pairs_per_head;
-  const int full_rounds = static_cast<int>(pairs / blocks); // rounds in which every block has a pair
-  const int left_over = static_cast<int>(pairs - (long long)full_rounds * blocks);
-  auto pair_task = [&](long long pair, int member) {
-    head = static_cast<int>(pair / pairs_per_head);
-    const int j = static_cast<int>(pair % pairs_per_head);
+  const int pairs = heads * pairs_per_head;
+  const int full_rounds = pairs / blocks; // rounds in which every block has a pair
+  const int left_over = pairs - full_rounds * blocks;
+  auto pair_task = [&](int pair, int member) {
+    head = pair / pairs_per_head;
+    const int j = pair - head * pairs_per_head;
     i = member ? j + odd : count - 1 - j; // the long task first
   };
   int it = task_iter;
   if (it < 2 * full_rounds) {
-    pair_task((long long)(it / 2) * blocks + block, it % 2);
+    pair_task((it / 2) * blocks + block, it % 2);
     return true;
   }
   it -= 2 * full_rounds;
   if (block < left_over) {
     if (it < 2) {
-      pair_task((long long)full_rounds * blocks + block, it);
+      pair_task(full_rounds * blocks + block, it);
       return true;
     }
     it -= 2;
   }
   if (!odd) return false;
-  // The lone tasks, blocks without a left-over pair first.
+  // The lone tasks, blocks without a left-over pair first (64 bits: the ordinal may pass
+  // heads by up to a round).
   const int rank = block >= left_over ? block - left_over : blocks - left_over + block;
   const long long lone = (long long)it * blocks + rank;
   if (lone >= heads) return false;
