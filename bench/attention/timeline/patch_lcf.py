@@ -37,9 +37,12 @@ __device__ __forceinline__ unsigned long long lcf_now() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
+#ifndef LCF_EVENTS
+#define LCF_EVENTS 0xffff // -DLCF_EVENTS=<mask of columns> keeps only those stamps (lighter)
+#endif
 #define LCF_T(task, w, ev, val)                                                                   \\
   do {                                                                                            \\
-    if ((threadIdx.x & 127) == 0 && (task) < 48 && blockIdx.x < 132)                             \\
+    if (((LCF_EVENTS >> (ev)) & 1) && (threadIdx.x & 127) == 0 && (task) < 48 && blockIdx.x < 132) \\
       ::kittens::lcf::lcf_trace[((blockIdx.x * 48 + (task)) * 4 + (w)) * 16 + (ev)] = (val);      \\
   } while (0)
 /// The LCF kernel. Launch with""")
