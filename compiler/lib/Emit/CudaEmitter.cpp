@@ -352,6 +352,9 @@ public:
     for (const ir::IterVar &v : k.tasks)
       w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", v.name, v.size.str(),
               v.step);
+    if (k.program)
+      for (const ir::IterVar &v : k.tasks)
+        w.linef("globals.{0}_div = kittens::fast_div(globals.{0}_count);", v.name);
     if (const auto &tail = k.loopTail) {
       w.comment(fmt::format("Tiles of {} along {}, then tail tiles of {}: the cover computing "
                             "the least past its end.",

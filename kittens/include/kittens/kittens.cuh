@@ -12,6 +12,7 @@
 #include "common/base_types.cuh"
 #include "common/util.cuh"
 #include "common/swizzle.cuh"
+#include "common/fast_div.cuh"
 
 #include "types/register/fragment_layout.cuh"
 #include "types/register/rv.cuh"

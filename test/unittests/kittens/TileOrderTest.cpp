@@ -73,6 +73,14 @@ TEST(TileOrder, SerpentineHandsOutEveryOrdinalOnce) { expectEveryOrdinalOnce(ser
 
 TEST(TileOrder, RotatedHandsOutEveryOrdinalOnce) { expectEveryOrdinalOnce(rotated_task); }
 
+TEST(TileOrder, RotatedShiftsEachRoundByOneBlockPastTheFirstBlocksRounds) {
+  // Subtraction while task_iter < blocks, a division after: the same shift either way.
+  for (int blocks : {1, 2, 7, 132})
+    for (int b = 0; b < blocks; ++b)
+      for (int it = 0; it < 3 * blocks + 2; ++it)
+        ASSERT_EQ(rotated_task(it, blocks, b), it * blocks + (b + it) % blocks) << blocks << " " << b << " " << it;
+}
+
 TEST(TileOrder, RotatedSpreadsAShortLastTask) {
   // 512 heads of six tasks whose last is a third as long (N = 1024 in 192-row tasks: five
   // of 3 row blocks, one of 1) on 132 blocks. Round-robin gives blocks 5, 11, ... only the

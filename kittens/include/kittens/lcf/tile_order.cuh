@@ -76,7 +76,12 @@ KITTENS_HOST_DEVICE constexpr int serpentine_task(int task_iter, int blocks, int
 
 /// Task ordinal of a block's `task_iter`-th task, `blocks` blocks (rounds shifted by one block each).
 KITTENS_HOST_DEVICE constexpr int rotated_task(int task_iter, int blocks, int block) {
-  return task_iter * blocks + (block + task_iter) % blocks;
+  // (block + task_iter) % blocks, by a subtraction while task_iter < blocks (every task of a
+  // launch of fewer than blocks^2 tasks); a division only past that.
+  int shifted = block + task_iter;
+  if (shifted >= blocks) shifted -= blocks;
+  if (shifted >= blocks) shifted %= blocks;
+  return task_iter * blocks + shifted;
 }
 
 /// A task of the paired order: the head (an ordinal over the other task indices) and the
