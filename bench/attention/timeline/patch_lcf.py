@@ -15,21 +15,12 @@ Producer (row 3): 0 task start, 1 first load issued, 4 last load issued; 9 on ta
 Columns 10-14 repeat entry, first stage arrived, stages done, finish done and the end in
 the multiprocessor's clock64 cycles (entry and end on task 0's row only).
 """
-import shutil, sys
-from pathlib import Path
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from lcf_patch import LcfPatch  # noqa: E402
 
-src, dest = Path(sys.argv[1]), Path(sys.argv[2])
-if dest.exists():
-    shutil.rmtree(dest)
-shutil.copytree(src, dest)
-p = dest / "kittens" / "lcf" / "lcf_sm90.cuh"
-s = p.read_text()
-
-def edit(old, new):
-    global s
-    if s.count(old) != 1:
-        sys.exit(f"patch_lcf.py: expected one '{old.strip()[:60]}' in {p}, found {s.count(old)}")
-    s = s.replace(old, new)
+patch = LcfPatch(sys.argv[2], copy_from=sys.argv[1])
+edit = patch.edit
 
 edit("/// The LCF kernel. Launch with", """__device__ unsigned long long lcf_trace[132 * 48 * 4 * 16];
 __device__ __forceinline__ unsigned long long lcf_now() {
@@ -102,4 +93,4 @@ edit("""      K::consumer::finish(fa);
       LCF_T(task_iter, wg, 5, lcf_now());
       LCF_T(task_iter, wg, 13, (unsigned long long)clock64());
 """)
-p.write_text(s)
+patch.write()

@@ -10,14 +10,12 @@ GEMM shape here. Columns (clock64 cycles), on the producer's row (3) and the con
 
     patch_start.py DEST   (DEST as given to patch_lcf.py)
 """
-import sys
-from pathlib import Path
-p = Path(sys.argv[1]) / "kittens" / "lcf" / "lcf_sm90.cuh"
-s = p.read_text()
-def edit(old, new):
-    global s
-    assert s.count(old) == 1, old
-    s = s.replace(old, new)
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from lcf_patch import LcfPatch  # noqa: E402
+
+patch = LcfPatch(sys.argv[1])
+edit = patch.edit
 C = "(unsigned long long)clock64()"
 edit("""    LCF_T(0, w, 10, (unsigned long long)clock64());
   }""", """    LCF_T(0, w, 10, (unsigned long long)clock64());
@@ -68,4 +66,4 @@ edit("""      K::consumer::setup(sa);
 """, """      K::consumer::setup(sa);
       if (task_iter == 0) LCF_T(47, wg, 6, %s);
 """ % C)
-p.write_text(s)
+patch.write()

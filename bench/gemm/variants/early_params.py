@@ -11,20 +11,14 @@ that prefetches every TMA descriptor of its globals.
 
     python3 early_params.py KITTENS_INCLUDE DEST [--prefetch GEMM.CU]
 """
-import re, shutil, sys
+import os, re, sys
 from pathlib import Path
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from lcf_patch import LcfPatch  # noqa: E402
 
-src, dest = Path(sys.argv[1]), Path(sys.argv[2])
 prefetch = "--prefetch" in sys.argv
-if dest.exists():
-    shutil.rmtree(dest)
-shutil.copytree(src, dest)
-p = dest / "kittens" / "lcf" / "lcf_sm90.cuh"
-s = p.read_text()
-def edit(old, new):
-    global s
-    assert s.count(old) == 1, old
-    s = s.replace(old, new)
+patch = LcfPatch(sys.argv[2], copy_from=sys.argv[1])
+edit = patch.edit
 hook = """
   if constexpr (requires { K::prefetch(g); }) {
     if (threadIdx.x == TR::NUM_CONSUMER_THREADS) K::prefetch(g);
@@ -47,7 +41,7 @@ edit("""  named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
     asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(smem_addr(&params_sink)), "r"(params_touched) : "memory");
   }
 """)
-p.write_text(s)
+patch.write()
 if prefetch:
     cu = Path(sys.argv[sys.argv.index("--prefetch") + 1])
     t = cu.read_text()

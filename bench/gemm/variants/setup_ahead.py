@@ -7,19 +7,12 @@ sits on that boundary. Copies kittens to DEST and patches the LCF template there
 
     python3 setup_ahead.py KITTENS_INCLUDE DEST
 """
-import shutil, sys
-from pathlib import Path
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+from lcf_patch import LcfPatch  # noqa: E402
 
-src, dest = Path(sys.argv[1]), Path(sys.argv[2])
-if dest.exists():
-    shutil.rmtree(dest)
-shutil.copytree(src, dest)
-p = dest / "kittens" / "lcf" / "lcf_sm90.cuh"
-s = p.read_text()
-def edit(old, new):
-    global s
-    assert s.count(old) == 1, old
-    s = s.replace(old, new)
+patch = LcfPatch(sys.argv[2], copy_from=sys.argv[1])
+edit = patch.edit
 edit("""    for (int task_iter = 0; num_iters >= 0; ++task_iter) {
       int next_iters = -1;
       common_args<K> na{next, task_iter + 1, next_iters, g, scratch};
@@ -54,4 +47,4 @@ edit("""      common = next;
       next = after;
       next_iters = after_iters;
 """)
-p.write_text(s)
+patch.write()
