@@ -189,11 +189,13 @@ TEST(TileOrder, PairedIn32BitsAgreesUpToTheLargestTaskCount) {
     for (int heads : {1, 5, 512, max_int / count - 131, max_int / count})
       for (int blocks : {1, 7, 132}) {
         // The first rounds, the rounds around the left-over pairs and the lone tasks.
+        // (64-bit task_iter arithmetic here: 2 * rounds + 10 passes INT_MAX with one block.)
         const long long pairs = (long long)heads * (count / 2);
-        const int last_round = static_cast<int>(pairs / blocks);
-        for (int base : {0, 2 * last_round - 4, 2 * last_round, 2 * last_round + 2})
-          for (int it = base < 0 ? 0 : base; it < (base < 0 ? 0 : base) + 8; ++it)
+        const long long rounds = pairs / blocks;
+        for (long long base : {0LL, 2 * rounds - 4, 2 * rounds, 2 * rounds + 2})
+          for (long long it64 = base < 0 ? 0 : base; it64 < (base < 0 ? 0 : base) + 8 && it64 <= max_int; ++it64)
             for (int b : {0, blocks / 2, blocks - 1}) {
+              const int it = static_cast<int>(it64);
               int h32 = -1, i32 = -1, h64 = -1, i64 = -1;
               const bool got = paired_task(it, blocks, b, heads, count, h32, i32);
               ASSERT_EQ(got, paired_task_64(it, blocks, b, heads, count, h64, i64))
