@@ -173,6 +173,11 @@ public:
           w.linef("int {}_count; // tiles along {}", v.name, v.size.str());
         w.linef("int {}_count; // pipeline stages per task ({} / {})", k.loop.name,
                 k.loop.size.str(), k.loop.step);
+        if (k.groupedOrder)
+          w.linef("kittens::grouped_tiles<{}> order; // each task's tile", k.plan.groupRows);
+        else
+          for (const ir::IterVar &v : k.tasks)
+            w.linef("kittens::fast_div {0}_div; // divides by {0}_count", v.name);
       }
       {
         auto input = w.scope("struct input_block", ";");
@@ -352,7 +357,10 @@ public:
     for (const ir::IterVar &v : k.tasks)
       w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", v.name, v.size.str(),
               v.step);
-    if (k.program)
+    if (k.groupedOrder && !k.program)
+      w.linef("globals.order = kittens::grouped_tiles<{}>(globals.{}_count, globals.{}_count);",
+              k.plan.groupRows, k.tasks[0].name, k.tasks[1].name);
+    else
       for (const ir::IterVar &v : k.tasks)
         w.linef("globals.{0}_div = kittens::fast_div(globals.{0}_count);", v.name);
     if (const auto &tail = k.loopTail) {
@@ -595,20 +603,19 @@ private:
     w.line("}");
     if (k.groupedOrder) {
       w.comment(fmt::format("Grouped order: {} rows of tiles at a time, so that neighbouring "
-                            "blocks share their operands in L2.",
+                            "blocks share their operands in L2 (the launcher builds its "
+                            "divisions).",
                             k.plan.groupRows));
-      w.linef("const kittens::tile_mn tile = kittens::grouped_order(task, args.globals.{}_count, "
-              "args.globals.{}_count, {});",
-              k.tasks[0].name, k.tasks[1].name, k.plan.groupRows);
+      w.line("const kittens::tile_mn tile = args.globals.order.tile(task);");
       w.linef("args.common.{} = tile.m;", k.tasks[0].name);
       w.linef("args.common.{} = tile.n;", k.tasks[1].name);
     } else {
       w.line("int rest = task;");
       for (size_t i = k.tasks.size(); i-- > 0;) {
         const ir::IterVar &v = k.tasks[i];
-        w.linef("args.common.{0} = rest % args.globals.{0}_count;", v.name);
+        w.linef("args.common.{0} = args.globals.{0}_div.mod(rest);", v.name);
         if (i)
-          w.linef("rest /= args.globals.{}_count;", v.name);
+          w.linef("rest = args.globals.{}_div.div(rest);", v.name);
       }
     }
     w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);

@@ -35,6 +35,55 @@ TEST(TileOrder, GroupedWalksDownAColumnFirst) {
   EXPECT_EQ(d.m, 2); EXPECT_EQ(d.n, 0);
 }
 
+// grouped_order in 64 bits (the oracle for counts whose group would overflow int).
+static kittens::tile_mn groupedOrder64(long long task, long long m, long long n, long long g) {
+  const long long group = task / (g * n), first_m = group * g;
+  const long long rows = std::min(m - first_m, g), in_group = task % (g * n);
+  return {static_cast<int>(first_m + in_group % rows), static_cast<int>(in_group / rows)};
+}
+
+template <int G> void expectGroupedTilesAgree(int m, int n) {
+  const kittens::grouped_tiles<G> order(m, n);
+  for (int t = 0; t < m * n; ++t) {
+    const auto want = grouped_order(t, m, n, G), got = order.tile(t);
+    ASSERT_EQ(got.m, want.m) << m << "x" << n << " G" << G << " task " << t;
+    ASSERT_EQ(got.n, want.n) << m << "x" << n << " G" << G << " task " << t;
+  }
+}
+
+TEST(TileOrder, GroupedTilesAgreeWithGroupedOrder) {
+  // Every task of every grid up to 40 x 40, whole and partial last groups.
+  for (int m = 1; m <= 40; ++m)
+    for (int n = 1; n <= 40; ++n) {
+      expectGroupedTilesAgree<1>(m, n);
+      expectGroupedTilesAgree<3>(m, n);
+      expectGroupedTilesAgree<8>(m, n);
+    }
+  // The anchor GEMMs' grids (128 x 256 tiles) and a ragged one, every task.
+  for (auto [m, n] : {std::pair{16, 8}, {32, 16}, {64, 32}, {32, 56}, {128, 16}, {64, 112}, {37, 29}})
+    expectGroupedTilesAgree<8>(m, n);
+}
+
+TEST(TileOrder, GroupedTilesAgreeAtTheLargestCounts) {
+  // Pseudo-random tasks and the last ones of grids up to INT_MAX tasks, including those whose
+  // group of 8 rows holds more than INT_MAX tasks (its divisor is capped).
+  const std::pair<int, int> grids[] = {{46340, 46340}, {8, 268435455}, {1, 2147483647}, {7, 306783378},
+                                       {2147483647, 1}, {65537, 32767}, {9, 238609294}};
+  for (auto [m, n] : grids) {
+    const kittens::grouped_tiles<8> order(m, n);
+    const long long total = static_cast<long long>(m) * n;
+    unsigned long long x = 88172645463325252ull;
+    for (int i = 0; i < 20000; ++i) {
+      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+      const long long t = i < 64 ? total - 1 - i : static_cast<long long>(x % static_cast<unsigned long long>(total));
+      if (t < 0) continue;
+      const auto want = groupedOrder64(t, m, n, 8), got = order.tile(static_cast<int>(t));
+      ASSERT_EQ(got.m, want.m) << m << "x" << n << " task " << t;
+      ASSERT_EQ(got.n, want.n) << m << "x" << n << " task " << t;
+    }
+  }
+}
+
 TEST(TileOrder, ConcurrentTasksTouchFewRowsAndColumns) {
   // 132 consecutive tasks on a 32 x 16 grid of 128x256 tiles with groups of 8 rows touch
   // at most 8 distinct m values per group and ~17 n values: far fewer than row-major's 16 n.

@@ -5,6 +5,7 @@
  * `grouped_order` walks the output in groups of `group_rows` tile rows: inside a group it
  * goes down a column of tiles before moving right, so consecutive tasks (which run at the
  * same time on neighbouring SMs) share the same B columns and a few A rows in L2.
+ * `grouped_tiles` is the same order with its divisions by launch-time counts precomputed.
  *
  *     tiles (m, n), group_rows = 2, 4 x 3 tiles:
  *        n:  0  1  2
@@ -52,6 +53,7 @@
 #pragma once
 
 #include "../common/config.cuh"
+#include "../common/fast_div.cuh"
 
 namespace kittens {
 
@@ -68,6 +70,38 @@ KITTENS_HOST_DEVICE constexpr tile_mn grouped_order(int task, int m_tiles, int n
   const int in_group = task % per_group;
   return {first_m + in_group % rows_here, in_group / rows_here};
 }
+
+/// `grouped_order` for tile counts fixed at launch, without division instructions: the host
+/// builds it (a fast_div for the tasks of a group and one for the rows of a partial last
+/// group), and the kernel maps a task with multiplies and shifts. Same tiles as
+/// grouped_order(task, m_tiles, n_tiles, GroupRows), for 0 <= task < m_tiles * n_tiles <= INT_MAX.
+template <int GroupRows> struct grouped_tiles {
+  static_assert(GroupRows >= 1, "kittens::grouped_tiles: a group needs at least one row of tiles");
+  int m_tiles = 1;
+  fast_div per_group; // GroupRows * n_tiles, capped at INT_MAX (then every task is in group 0)
+  fast_div last_rows; // the rows of the last group
+
+  grouped_tiles() = default;
+  /// m_tiles, n_tiles >= 1.
+  KITTENS_HOST_DEVICE constexpr grouped_tiles(int m, int n)
+      : m_tiles(m), per_group(capped(static_cast<long long>(GroupRows) * n)),
+        last_rows(m % GroupRows == 0 ? GroupRows : m % GroupRows) {}
+
+  KITTENS_HOST_DEVICE constexpr tile_mn tile(int task) const {
+    const int group = per_group.div(task);
+    const int in_group = task - group * per_group.d;
+    const int first_m = group * GroupRows;
+    if (m_tiles - first_m >= GroupRows) // a whole group: GroupRows is a constant
+      return {first_m + in_group % GroupRows, in_group / GroupRows};
+    const int n = last_rows.div(in_group);
+    return {first_m + (in_group - n * last_rows.d), n};
+  }
+
+private:
+  // A group of more than INT_MAX tasks holds every task (the launchers refuse more), and a
+  // divisor of INT_MAX then gives the same quotient, 0, to each.
+  static KITTENS_HOST_DEVICE constexpr int capped(long long d) { return d > 2147483647 ? 2147483647 : static_cast<int>(d); }
+};
 
 /// Task ordinal of a block's `task_iter`-th task, `blocks` blocks (serpentine rounds).
 KITTENS_HOST_DEVICE constexpr int serpentine_task(int task_iter, int blocks, int block) {
