@@ -1,22 +1,23 @@
 """Shared by the scripts that patch a copy of kittens' LCF template for diagnostics and
 probes (bench/attention/timeline/patch_lcf.py, bench/gemm/timeline/patch_start.py,
-bench/gemm/variants/{early_params,setup_ahead}.py): copy kittens, then replace exact
-snippets of kittens/lcf/lcf_sm90.cuh, each of which must occur exactly once."""
+bench/gemm/variants/{early_params,setup_ahead,one_chunk_maps}.py): copy kittens, then replace
+exact snippets of kittens/lcf/lcf_sm90.cuh (or another header), each of which must occur exactly
+once."""
 import shutil
 import sys
 from pathlib import Path
 
 
 class LcfPatch:
-    def __init__(self, include, copy_from=None):
-        """Patch include/kittens/lcf/lcf_sm90.cuh; with copy_from, first copy that kittens
-        include folder to include (replacing what was there)."""
+    def __init__(self, include, copy_from=None, header="kittens/lcf/lcf_sm90.cuh"):
+        """Patch include/<header> (the LCF template unless named); with copy_from, first copy
+        that kittens include folder to include (replacing what was there)."""
         include = Path(include)
         if copy_from is not None:
             if include.exists():
                 shutil.rmtree(include)
             shutil.copytree(Path(copy_from), include)
-        self.path = include / "kittens" / "lcf" / "lcf_sm90.cuh"
+        self.path = include / header
         self.text = self.path.read_text()
 
     def edit(self, old, new):

@@ -6,6 +6,7 @@ with a generated gemm.cu each (--base, --new), both checked against an fp32 refe
 each against cuBLAS (torch.matmul) in its own pairs.
 
     python3 bench/gemm/probe_ab.py --base libbase.so --new libnew.so [--variant gemm_none]
+        [--shapes MxNxK,...]   (other shapes; each line also gives the median times in us)
 """
 import argparse, os, statistics, sys
 import torch
@@ -19,10 +20,12 @@ ap.add_argument("--base", required=True)
 ap.add_argument("--new", required=True)
 ap.add_argument("--variant", default="gemm_none")
 ap.add_argument("--rounds", type=int, default=100)
+ap.add_argument("--shapes", help="MxNxK,... instead of the six anchor shapes")
 args = ap.parse_args()
+shapes = SHAPES if not args.shapes else [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
 base, new = Gemm(args.base), Gemm(args.new)
 torch.manual_seed(0)
-for M, N, K in SHAPES:
+for M, N, K in shapes:
     A = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
     B = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
     ref = A.float() @ B.float()
@@ -41,10 +44,11 @@ for M, N, K in SHAPES:
     cublas = lambda: torch.matmul(A, B)
     t_new, t_base = paired_times(run["new"], run["base"], rounds=args.rounds, warmup=10)
     r = statistics.median(b / n for b, n in zip(t_base, t_new))
-    vs = []
+    vs, us = [], []
     for name in ("base", "new"):
         t_ours, t_cb = paired_times(run[name], cublas, rounds=args.rounds, warmup=10)
         vs.append(statistics.median(c / o for c, o in zip(t_cb, t_ours)))
-    print("%dx%dx%d new/base %.3f  vs cuBLAS: base %.3f new %.3f" % (M, N, K, r, vs[0], vs[1]),
-          flush=True)
+        us += [1e3 * statistics.median(t_ours), 1e3 * statistics.median(t_cb)]
+    print("%dx%dx%d new/base %.3f  vs cuBLAS: base %.3f new %.3f  (us: base %.2f new %.2f cuBLAS %.2f)"
+          % (M, N, K, r, vs[0], vs[1], us[0], us[2], (us[1] + us[3]) / 2), flush=True)
     del A, B, outs

@@ -13,7 +13,10 @@ Events (consumer warpgroup w, column):
   and on task 0's row only: 8 the block's end (its last store read)  9 the kernel's entry
 Producer (row 3): 0 task start, 1 first load issued, 4 last load issued; 9 on task 0: entry.
 Columns 10-14 repeat entry, first stage arrived, stages done, finish done and the end in
-the multiprocessor's clock64 cycles (entry and end on task 0's row only).
+the multiprocessor's clock64 cycles (entry and end on task 0's row only); column 15 holds the
+clock64 cycles a warpgroup waited for its stages after the task's first. Producer columns 5 and
+6: clock64 before and after its wait for the previous task's finish to release the stages the
+finish block aliases.
 """
 import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -65,6 +68,22 @@ edit("""      for (; it < num_iters; ++it) load_stage(it);
 """, """      for (; it < num_iters; ++it) load_stage(it);
       LCF_T(task_iter, 3, 4, lcf_now());
 """)
+edit("""        wait(finish_finished, (task_iter & 1) ^ 1);
+        for (; it < num_iters; ++it) load_stage(it);""", """        LCF_T(task_iter, 3, 5, (unsigned long long)clock64());
+        wait(finish_finished, (task_iter & 1) ^ 1);
+        LCF_T(task_iter, 3, 6, (unsigned long long)clock64());
+        for (; it < num_iters; ++it) load_stage(it);""")
+edit("""      const int first = it;
+      for (; it < compute_iters; ++it) {
+        const int s = slot(ring_base, it);
+        wait(inputs_arrived[s], ph.full(s));""", """      const int first = it;
+      unsigned long long lcf_waited = 0;
+      for (; it < compute_iters; ++it) {
+        const int s = slot(ring_base, it);
+        constexpr bool lcf_waits = ((LCF_EVENTS >> 15) & 1) != 0; // light builds leave the clock alone
+        const unsigned long long lcf_w0 = lcf_waits ? clock64() : 0;
+        wait(inputs_arrived[s], ph.full(s));
+        if (lcf_waits && it != first) lcf_waited += clock64() - lcf_w0;""")
 edit("""      const int wg = warpgroupid();
       consumer_setup_args<K> sa""", """      const int wg = warpgroupid();
       LCF_T(task_iter, wg, 0, lcf_now());
@@ -87,6 +106,7 @@ edit("""      release_unread(it, num_iters);
       // Every consumer""", """      release_unread(it, num_iters);
       LCF_T(task_iter, wg, 4, lcf_now());
       LCF_T(task_iter, wg, 12, (unsigned long long)clock64());
+      LCF_T(task_iter, wg, 15, lcf_waited);
       // Every consumer""")
 edit("""      K::consumer::finish(fa);
 """, """      K::consumer::finish(fa);

@@ -52,6 +52,46 @@ print("  loop floor at the full rate: %.0f (%.0f a k-step); loop / floor median 
       "whole block / floor median %.3f" % (np.median(floor), step_floor,
                                           np.median(r[:, 5] / floor), np.median(r[:, 8] / floor)))
 print("  loop per k-step: median %.0f cycles (floor %.0f)" % (np.median(r[:, 5] / r[:, 3]), step_floor))
+# How far apart the two warpgroups run: each task's last stage done, warpgroup 1's minus 0's.
+lag = [a[b, t, 1, 12] - a[b, t, 0, 12] for b in blocks
+       for t in range(int(np.argmin(np.append(a[b, :47, 0, 0] > 0, False))))]
+print("  last stage done, warpgroup 1 minus warpgroup 0: median %.0f cycles (10th %.0f, 90th %.0f)" % (
+    np.median(lag), np.percentile(lag, 10), np.percentile(lag, 90)))
+
+# Where a block's cycles past the floor go, for the blocks that ran the most tasks: before its
+# first stage, between its first stage and its last (the boundaries' share), and after.
+parts = []
+for b in blocks:
+    ntask = int(np.argmin(np.append(a[b, :47, 0, 0] > 0, False)))
+    entry = min(a[b, 0, 0, 10], a[b, 0, 1, 10])
+    first = min(a[b, 0, 0, 11], a[b, 0, 1, 11])
+    done = max(a[b, ntask - 1, 0, 12], a[b, ntask - 1, 1, 12])
+    end = max(a[b, 0, 0, 14], a[b, 0, 1, 14])
+    floor = a[b, :ntask, 0, 6].sum() * step_floor
+    parts.append((ntask, first - entry, done - first - floor, end - done))
+parts = np.array(parts, dtype=float)
+most = parts[parts[:, 0] == parts[:, 0].max()]
+per = (" (%.0f a boundary)" % (np.median(most[:, 2]) / (most[0, 0] - 1))) if most[0, 0] > 1 else ""
+print("  blocks of %d tasks (%d): past the floor %.0f cycles before the first stage, %.0f between "
+      "the first stage and the last%s, %.0f after (medians)" % (
+          most[0, 0], len(most), np.median(most[:, 1]), np.median(most[:, 2]), per,
+          np.median(most[:, 3])))
+
+# What the stages waited on: the consumers' waits for stages after a task's first (column 15),
+# and the producer's wait for the previous finish to release the stages its block aliases.
+for label, ts in (("the first task", lambda n: [0]), ("later tasks", lambda n: range(1, n))):
+    waits, fin = [], []
+    for b in blocks:
+        ntask = int(np.argmin(np.append(a[b, :47, 0, 0] > 0, False)))
+        for t in ts(ntask):
+            waits += [a[b, t, w, 15] for w in (0, 1)]
+            if a[b, t, 3, 6] > 0:
+                fin.append(a[b, t, 3, 6] - a[b, t, 3, 5])
+    if waits:
+        print("  %s: consumers waited for stages %.0f cycles a task (median; 90th %.0f); the producer "
+              "for the finish %.0f (median; 90th %.0f)" % (
+                  label, np.median(waits), np.percentile(waits, 90),
+                  np.median(fin) if fin else 0, np.percentile(fin, 90) if fin else 0))
 
 # patch_start.py's stamps (task slot 47), relative to the producer's entry.
 if all(a[b, 47, 3, 0] > 0 for b in blocks):
