@@ -23,6 +23,10 @@ entries = np.array([a[b, 0, 3, 9] for b in blocks])
 print("blocks %d; entry %.2f..%.2f us after the first; ends %.2f..%.2f us (span %.2f us)" % (
     len(blocks), (entries.min() - t0) / 1e3, (entries.max() - t0) / 1e3,
     (ends.min() - t0) / 1e3, (ends.max() - t0) / 1e3, (ends.max() - t0) / 1e3))
+ghz = [(a[b, 0, w, 14] - a[b, 0, w, 10]) / (a[b, 0, w, 8] - a[b, 0, w, 9])
+       for b in blocks for w in (0, 1) if a[b, 0, w, 8] > a[b, 0, w, 9]]
+print("SM clock, clock64 over %%globaltimer from entry to end: median %.3f GHz (%.3f..%.3f)" % (
+    np.median(ghz), min(ghz), max(ghz)))
 first_load = np.array([a[b, 0, 3, 1] - a[b, 0, 3, 9] for b in blocks])
 print("producer: entry to first load issued %.0f ns median" % np.median(first_load))
 rows = []
