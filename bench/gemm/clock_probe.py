@@ -23,7 +23,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import Gemm, SHAPES, rel_err  # noqa: E402
+from run import Gemm, parse_shapes, rel_err  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lib", required=True)
@@ -31,7 +31,7 @@ ap.add_argument("--variant", default="gemm_none")
 ap.add_argument("--seconds", type=float, default=0.6)
 ap.add_argument("--shapes", help="MxNxK,... instead of the six anchor shapes")
 args = ap.parse_args()
-shapes = SHAPES if not args.shapes else [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+shapes = parse_shapes(args.shapes)
 gemm = Gemm(args.lib)
 
 sampler = subprocess.Popen(

@@ -12,7 +12,7 @@ import argparse, os, statistics, sys
 import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from run import Gemm, SHAPES, rel_err  # noqa: E402
+from run import Gemm, parse_shapes, rel_err  # noqa: E402
 from timing import paired_times  # noqa: E402
 
 ap = argparse.ArgumentParser()
@@ -22,7 +22,7 @@ ap.add_argument("--variant", default="gemm_none")
 ap.add_argument("--rounds", type=int, default=100)
 ap.add_argument("--shapes", help="MxNxK,... instead of the six anchor shapes")
 args = ap.parse_args()
-shapes = SHAPES if not args.shapes else [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+shapes = parse_shapes(args.shapes)
 base, new = Gemm(args.base), Gemm(args.new)
 torch.manual_seed(0)
 for M, N, K in shapes:

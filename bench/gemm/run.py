@@ -32,6 +32,11 @@ SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
           (8192, 8192, 28672), (16384, 4096, 4096), (4096, 14336, 4096)]
 
 
+def parse_shapes(text):
+    """The anchor shapes for None, else "MxNxK,..." as (M, N, K) tuples."""
+    return SHAPES if not text else [tuple(int(x) for x in s.split("x")) for s in text.split(",")]
+
+
 class Gemm:
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)

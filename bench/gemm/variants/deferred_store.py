@@ -10,20 +10,12 @@ had the products' time to read the block.
 
     python3 deferred_store.py gemm.cu
 """
-import sys
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_patch import KernelPatch  # noqa: E402
 
-path = sys.argv[1]
-src = open(path).read()
-start = src.index("struct gemm_none_kernel {")
-end = src.index("// gemm_bias: kernel")
-k = src[start:end]
-
-
-def edit(old, new):
-    global k
-    assert k.count(old) == 1, old
-    k = k.replace(old, new)
-
+patch = KernelPatch(sys.argv[1])
+edit = patch.edit
 
 edit("""    struct consumer_state {
       accumulator acc;
@@ -41,9 +33,8 @@ edit("""      kittens::warpgroup::mma_AB(args.state.acc, a_rows, args.input.b, a
         args.state.pending = false;
       }
       kittens::warpgroup::mma_async_wait<0>();""")
-a = k.index("    __device__ static void finish(kittens::lcf::consumer_finish_args<gemm_none_kernel> &args) {")
-b = k.index("    __device__ static void\n    release_finish")
-k = k[:a] + """    __device__ static void store_staged(layout::consumer_state &state,
+patch.replace_between("    __device__ static void finish(kittens::lcf::consumer_finish_args<gemm_none_kernel> &args) {",
+                      "    __device__ static void\n    release_finish", """    __device__ static void store_staged(layout::consumer_state &state,
                                         const layout::globals &globals) {
       const int wg = kittens::warpgroupid();
       kittens::warpgroup::store(*state.finish, state.staged);
@@ -62,7 +53,6 @@ k = k[:a] + """    __device__ static void store_staged(layout::consumer_state &s
       args.state.pending = args.next_num_iters > 0;
       if (!args.state.pending) store_staged(args.state, args.globals);
     }
-""" + k[b:]
-src = src[:start] + k + src[end:]
-open(path, "w").write(src)
+""")
+patch.write()
 print("gemm_none: stores deferred to the next task's first products")

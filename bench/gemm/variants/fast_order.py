@@ -9,20 +9,12 @@ and on every task boundary of the consumers. Here the launcher builds a kittens:
 
 Applies to gemm.cu as tkc emitted it up to d8da638; shipped since as kittens::grouped_tiles.
 """
-import sys
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_patch import KernelPatch  # noqa: E402
 
-path = sys.argv[1]
-src = open(path).read()
-start = src.index("struct gemm_none_kernel {")
-end = src.index("// gemm_bias: kernel")
-k = src[start:end]
-
-
-def edit(old, new):
-    global k
-    assert k.count(old) == 1, old
-    k = k.replace(old, new)
-
+patch = KernelPatch(sys.argv[1])
+edit = patch.edit
 
 edit("""      int k_count; // pipeline stages per task (K / 64)
 """, """      int k_count; // pipeline stages per task (K / 64)
@@ -44,17 +36,15 @@ edit("""    const kittens::tile_mn tile =
       args.common.n = in_group / rows_here;
     }
 """)
-src = src[:start] + k + src[end:]
 old = """  globals.k_count = static_cast<int>((K + 64 - 1) / 64);
   const long long tasks = (long long)globals.m_count * (long long)globals.n_count;
   if (tasks > 2147483647)
     return tkc::runtime::Status::error(std::string(kName) + ": " + std::to_string(tasks) +
                                        " output tiles are more than one launch can index");
   return launch_persistent<gemm_none_kernel>"""
-assert src.count(old) == 1
-src = src.replace(old, old.replace("  return launch_persistent", """  if (8LL * globals.n_count > 2147483647)
+patch.edit_file(old, old.replace("  return launch_persistent", """  if (8LL * globals.n_count > 2147483647)
     return tkc::runtime::Status::error(std::string(kName) + ": N too large");
   globals.group_div = kittens::fast_div(8 * globals.n_count);
   return launch_persistent"""))
-open(path, "w").write(src)
+patch.write()
 print("gemm_none: grouped order through fast_div")

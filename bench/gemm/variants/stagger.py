@@ -9,13 +9,11 @@ finish overlaps warpgroup 1's last products.
 
     python3 stagger.py gemm.cu
 """
-import sys
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_patch import KernelPatch  # noqa: E402
 
-path = sys.argv[1]
-src = open(path).read()
-start = src.index("struct gemm_none_kernel {")
-end = src.index("// gemm_bias: kernel")
-k = src[start:end]
+patch = KernelPatch(sys.argv[1])
 old = """      auto a_rows = args.input.a.subtile<64, 64>(kittens::warpgroupid(), 0);
       kittens::warpgroup::mma_AB(args.state.acc, a_rows, args.input.b, args.iter > 0);
       kittens::warpgroup::mma_async_wait<0>();
@@ -27,7 +25,6 @@ new = """      const bool first = args.task_iter == 0 && args.iter == 0;
       kittens::warpgroup::mma_async_wait<0>();
       if (first && kittens::warpgroupid() == 0) kittens::named_arrive(3, 256);
 """
-assert k.count(old) == 1
-k = k.replace(old, new)
-open(path, "w").write(src[:start] + k + src[end:])
+patch.edit(old, new)
+patch.write()
 print("gemm_none: warpgroup 1 starts after warpgroup 0's first products")

@@ -13,20 +13,13 @@ The finish block keeps its size (32 KiB a warpgroup): as 4 x st_bf<16, 256> (one
 the first form, as the shipped st_bf<64, 256> in the second, whose 64-column chunks hold each
 warp's 16 rows as 2 KiB at chunk * 8 KiB + warp * 2 KiB (a whole 1024-byte swizzle repeat).
 """
-import sys
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_patch import KernelPatch  # noqa: E402
 
-path, chunks = sys.argv[1], "--chunks" in sys.argv[2:]
-src = open(path).read()
-start = src.index("struct gemm_none_kernel {")
-end = src.index("// gemm_bias: kernel")
-k = src[start:end]
-
-
-def edit(old, new):
-    global k
-    assert k.count(old) == 1, old
-    k = k.replace(old, new)
-
+chunks = "--chunks" in sys.argv[2:]
+patch = KernelPatch(sys.argv[1])
+edit = patch.edit
 
 store_tile = "kittens::st_bf<16, 64>" if chunks else "kittens::st_bf<16, 256>"
 edit("""  using result_tile = kittens::st_bf<64, 256>;
@@ -69,9 +62,8 @@ else:
       if (kittens::laneid() == 0)
         kittens::tma::store_commit_group(); // its read is waited for in release_finish
 """
-a = k.index("      const int wg = kittens::warpgroupid();\n      kittens::warpgroup::store(")
-b = k.index("    __device__ static void\n    release_finish")
-k = k[:a] + finish + "    }\n" + k[b:]
+patch.replace_between("      const int wg = kittens::warpgroupid();\n      kittens::warpgroup::store(",
+                      "    __device__ static void\n    release_finish", finish + "    }\n")
 edit("""      if (kittens::warpgroup::laneid() == 0) {
         kittens::tma::store_async_read_wait<0>();
         kittens::arrive(args.finish_finished,
@@ -80,9 +72,7 @@ edit("""      if (kittens::warpgroup::laneid() == 0) {
         kittens::tma::store_async_read_wait<0>();
         kittens::arrive(args.finish_finished); // this warp's rows may be reused
       }""")
-src = src[:start] + k + src[end:]
-old = "globals.C = kittens::make_tile_map<gemm_none_kernel::result_tile>("
-assert src.count(old) == 1
-src = src.replace(old, "globals.C = kittens::make_tile_map<gemm_none_kernel::store_tile>(")
-open(path, "w").write(src)
+patch.edit_file("globals.C = kittens::make_tile_map<gemm_none_kernel::result_tile>(",
+                "globals.C = kittens::make_tile_map<gemm_none_kernel::store_tile>(")
+patch.write()
 print("gemm_none: warp stores%s" % (" in 64-column chunks" if chunks else ""))
