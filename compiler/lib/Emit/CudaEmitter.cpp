@@ -173,11 +173,7 @@ public:
           w.linef("int {}_count; // tiles along {}", v.name, v.size.str());
         w.linef("int {}_count; // pipeline stages per task ({} / {})", k.loop.name,
                 k.loop.size.str(), k.loop.step);
-        if (k.groupedOrder)
-          w.linef("kittens::grouped_tiles<{}> order; // each task's tile", k.plan.groupRows);
-        else
-          for (const ir::IterVar &v : k.tasks)
-            w.linef("kittens::fast_div {0}_div; // divides by {0}_count", v.name);
+        emitTaskDivisors();
       }
       {
         auto input = w.scope("struct input_block", ";");
@@ -357,7 +353,7 @@ public:
     for (const ir::IterVar &v : k.tasks)
       w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", v.name, v.size.str(),
               v.step);
-    if (k.groupedOrder && !k.program)
+    if (k.groupedOrder) // the divisions emitTaskDivisors declared
       w.linef("globals.order = kittens::grouped_tiles<{}>(globals.{}_count, globals.{}_count);",
               k.plan.groupRows, k.tasks[0].name, k.tasks[1].name);
     else
@@ -586,6 +582,16 @@ private:
   std::string loopTailElement(const std::string &index, const std::string &cast) const {
     return fmt::format("{3}args.globals.{0}_full * {1} + {3}({4} - args.globals.{0}_full) * {2}",
                        k.loop.name, k.loop.step, k.loopTail->step, cast, index);
+  }
+
+  /// The globals that split a task ordinal, which the launcher builds: the grouped order's
+  /// (kittens::grouped_tiles), or a kittens::fast_div for each task index.
+  void emitTaskDivisors() {
+    if (k.groupedOrder)
+      w.linef("kittens::grouped_tiles<{}> order; // each task's tile", k.plan.groupRows);
+    else
+      for (const ir::IterVar &v : k.tasks)
+        w.linef("kittens::fast_div {0}_div; // divides by {0}_count", v.name);
   }
 
   void emitCommonSetup() {
