@@ -1,8 +1,8 @@
 """Shared by the scripts that patch a copy of kittens' LCF template for diagnostics and
 probes (bench/attention/timeline/patch_lcf.py, bench/gemm/timeline/patch_start.py,
-bench/gemm/variants/{early_params,setup_ahead,one_chunk_maps}.py): copy kittens, then replace
-exact snippets of kittens/lcf/lcf_sm90.cuh (or another header), each of which must occur exactly
-once."""
+bench/gemm/variants/{early_params,setup_ahead,one_chunk_maps,early_loads}.py): copy kittens,
+then replace exact snippets of kittens/lcf/lcf_sm90.cuh (or another header), each of which must
+occur exactly once."""
 import shutil
 import sys
 from pathlib import Path

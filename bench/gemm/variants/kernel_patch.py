@@ -1,6 +1,7 @@
 """Shared by the probe edits of a generated gemm.cu (bench/gemm/variants/{warp_store,stagger,
-fast_order,deferred_store}.py): read the file, replace exact snippets inside one kernel's
-struct (each must occur there exactly once) or anywhere in the file, write it back."""
+fast_order,deferred_store,wg_tail,lsu_last_store}.py): read the file, replace exact snippets
+inside one kernel's struct (each must occur there exactly once) or anywhere in the file, write
+it back."""
 import sys
 from pathlib import Path
 
