@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -143,8 +144,9 @@ public:
       ok = false;
     }
     const ir::State &acc = k.state[k.store->state];
+    parts = std::max(k.plan.resultParts, 1);
     resultRows = static_cast<int>(acc.rows) / k.consumerWarpgroups;
-    resultCols = static_cast<int>(acc.cols);
+    resultCols = static_cast<int>(acc.cols) / parts;
     return ok;
   }
 
@@ -158,9 +160,17 @@ public:
     auto kernelScope = w.scope("struct " + structName, ";");
     for (const ir::StageTile &t : k.stageTiles)
       w.linef("using {}_tile = kittens::st_bf<{}, {}>;", t.name, t.rows, t.cols);
-    w.comment("Staging for the TMA store of the result: one tile per consumer warpgroup.");
-    w.linef("using result_tile = kittens::st_bf<{}, {}>;", resultRows, resultCols);
-    w.comment("Each consumer warp holds 16 rows of the accumulator.");
+    if (parts == 1) {
+      w.comment("Staging for the TMA store of the result: one tile per consumer warpgroup.");
+      w.linef("using result_tile = kittens::st_bf<{}, {}>;", resultRows, resultCols);
+      w.comment("Each consumer warp holds 16 rows of the accumulator.");
+    } else {
+      w.comment(fmt::format("The result in {} column parts: each stored on its own through a "
+                            "staging tile of one part, one per consumer warpgroup.",
+                            parts));
+      w.linef("using result_tile = kittens::st_bf<{}, {}>;", resultRows, resultCols);
+      w.comment("Each consumer warp holds 16 rows of one part of the accumulator.");
+    }
     w.linef("using accumulator = kittens::rt_fl<{}, {}>;", kWarpRows, resultCols);
     w.blank();
     {
@@ -186,7 +196,11 @@ public:
         for (const ir::IterVar &v : k.tasks)
           w.linef("int {};", v.name);
       }
-      w.linef("struct consumer_state {{ accumulator {}; }};", k.state[k.store->state].name);
+      if (parts == 1)
+        w.linef("struct consumer_state {{ accumulator {}; }};", k.state[k.store->state].name);
+      else
+        w.linef("struct consumer_state {{ accumulator {}[{}]; }};", k.state[k.store->state].name,
+                parts);
     }
     w.linef("static constexpr int INPUT_STAGES = {};", p.stages);
     w.linef("static constexpr int NUM_CONSUMER_WARPGROUPS = {};", k.consumerWarpgroups);
@@ -195,10 +209,17 @@ public:
     w.linef("static constexpr int PRODUCER_REGISTERS = {};", p.producerRegisters);
     w.linef("static constexpr int CONSUMER_REGISTERS = {};", p.consumerRegisters);
     emitFinishPerWarpgroup();
+    if (k.plan.splitStages) {
+      w.comment("Each task's last stages whose halves are computed apart (split-finish): the "
+                "left half's store leaves while the right half's products run.");
+      w.linef("static constexpr int SPLIT_STAGES = {};", k.plan.splitStages);
+    }
     w.blank();
     emitCommonSetup();
     w.blank();
     emitProducer();
+    w.blank();
+    emitStorePart();
     w.blank();
     emitConsumer();
   }
@@ -675,8 +696,47 @@ private:
     return kittensCoord(std::move(parts));
   }
 
+  /// `args.state.acc`, or part `p` of it (`args.state.acc[p]`).
+  std::string accPart(int p) const {
+    std::string name = "args.state." + k.state[k.store->state].name;
+    return parts == 1 ? name : fmt::format("{}[{}]", name, p);
+  }
+  /// Part `p` of stage tile `t`'s columns of the result (the whole tile with one part).
+  std::string stagePart(const ir::StageTile &t, const std::string &input, bool transposed,
+                        int p) const {
+    if (parts == 1)
+      return input + "." + t.name;
+    return transposed ? fmt::format("{}.{}.subtile<{}, {}>({}, 0)", input, t.name, t.rows / parts,
+                                    t.cols, p)
+                      : fmt::format("{}.{}.subtile<{}, {}>(0, {})", input, t.name, t.rows,
+                                    t.cols / parts, p);
+  }
+  /// This warpgroup's rows of stage tile `a` in input block `input`.
+  std::string warpgroupRows(const ir::StageTile &a, const std::string &input) const {
+    if (k.consumerWarpgroups == 1)
+      return input + "." + a.name;
+    return fmt::format("{}.{}.subtile<{}, {}>(kittens::warpgroupid(), 0)", input, a.name,
+                       a.rows / k.consumerWarpgroups, a.cols);
+  }
+  /// The products of one stage (`input`: its input block; `aRows`: this warpgroup's rows of
+  /// its A tile) into the given parts of the result.
+  void emitProducts(const std::string &input, const std::string &aRows,
+                    std::initializer_list<int> which, const std::string &accumulate) {
+    for (const ir::Mma &mma : k.mmas) {
+      const ir::StageTile &b = k.stageTiles[mma.b];
+      const std::string &aOperand = aRows;
+      for (int p : which)
+        w.linef("kittens::warpgroup::{}({}, {}, {}{});", mma.transposeB ? "mma_ABt" : "mma_AB",
+                accPart(p), aOperand, stagePart(b, input, mma.transposeB, p),
+                accumulate.empty() ? "" : ", " + accumulate);
+    }
+  }
+  void emitRelease(const std::string &semaphore, const std::string &what) {
+    w.line("if (kittens::laneid() == 0)");
+    w.linef("  kittens::arrive({}); // this warp is done with {}", semaphore, what);
+  }
+
   void emitConsumer() {
-    const ir::State &acc = k.state[k.store->state];
     auto consumer = w.scope("struct consumer", ";");
     {
       auto fn = w.scope(fmt::format(
@@ -684,76 +744,161 @@ private:
       // Every stage adds one product into the accumulator, and the first stage's
       // product overwrites it instead (wgmma's scale-d off at iter 0): zeroing it here
       // matters only to a task without stages.
-      for (unsigned z : k.zeroInit)
-        w.linef("if (args.num_iters == 0) kittens::zero(args.state.{});", k.state[z].name);
+      TKC_INTERNAL_ASSERT(k.zeroInit.size() == 1 && k.zeroInit.front() == k.store->state,
+                          "the matrix-product form zeroes exactly its stored accumulator");
+      w.line("if (args.num_iters == 0) {");
+      for (int p = 0; p < parts; ++p)
+        w.linef("  kittens::zero({});", accPart(p));
+      w.line("}");
     }
+    TKC_INTERNAL_ASSERT(k.mmas.size() == 1 && llvm::is_contained(k.zeroInit, k.mmas.front().acc),
+                        "the first stage's product overwrites a zeroed accumulator");
     {
       auto fn = w.scope(fmt::format(
           "__device__ static void compute(kittens::lcf::consumer_compute_args<{}> &args)",
           structName));
-      for (const ir::Mma &mma : k.mmas) {
-        const ir::StageTile &a = k.stageTiles[mma.a];
-        const ir::StageTile &b = k.stageTiles[mma.b];
-        std::string aOperand = "args.input." + a.name;
-        if (k.consumerWarpgroups > 1) {
-          w.linef("auto {0}_rows = args.input.{0}.subtile<{1}, {2}>(kittens::warpgroupid(), 0);",
-                  a.name, a.rows / k.consumerWarpgroups, a.cols);
-          aOperand = a.name + "_rows";
-        }
-        TKC_INTERNAL_ASSERT(llvm::is_contained(k.zeroInit, mma.acc) && k.mmas.size() == 1,
-                            "the first stage's product overwrites a zeroed accumulator");
-        w.linef("kittens::warpgroup::{}(args.state.{}, {}, args.input.{}, args.iter > 0);",
-                mma.transposeB ? "mma_ABt" : "mma_AB", k.state[mma.acc].name, aOperand, b.name);
+      const ir::StageTile &a = k.stageTiles[k.mmas.front().a];
+      std::string aRows = warpgroupRows(a, "args.input");
+      if (k.consumerWarpgroups > 1) {
+        w.linef("auto {}_rows = {};", a.name, aRows);
+        aRows = a.name + "_rows";
       }
-      w.line("kittens::warpgroup::mma_async_wait<0>();");
-      w.line("if (kittens::laneid() == 0)");
-      w.line("  kittens::arrive(args.inputs_finished); // this warp is done with the stage");
+      if (!k.plan.splitStages) {
+        emitProducts("args.input", aRows,
+                     parts == 1 ? std::initializer_list<int>{0} : std::initializer_list<int>{0, 1},
+                     "args.iter > 0");
+        w.line("kittens::warpgroup::mma_async_wait<0>();");
+        emitRelease("args.inputs_finished", "the stage");
+      } else {
+        TKC_INTERNAL_ASSERT(parts == 2, "only a result in two parts is split");
+        w.line("const int split = args.num_iters - SPLIT_STAGES; // the first split stage");
+        {
+          auto whole = w.scope("if (args.num_iters <= SPLIT_STAGES || args.iter < split)");
+          emitProducts("args.input", aRows, {0, 1}, "args.iter > 0");
+          w.line("kittens::warpgroup::mma_async_wait<0>();");
+          emitRelease("args.inputs_finished", "the stage");
+          w.line("return;");
+        }
+        w.comment("A split stage (never the task's first): its left half now; the stage stays "
+                  "held for the right half.");
+        emitProducts("args.input", aRows, {0}, "");
+        {
+          auto held = w.scope("if (args.iter < args.num_iters - 1)");
+          w.line("kittens::warpgroup::mma_async_wait<0>();");
+          w.line("return;");
+        }
+        w.comment("The task's last stage: the right half of every held stage, and the left "
+                  "half stored while those products run (no loop around them: ptxas would "
+                  "serialise a product in flight across its back edge).");
+        for (int i = 0; i < k.plan.splitStages; ++i) {
+          std::string held = fmt::format("held{}", i);
+          w.linef("auto &{} = args.input_at(split + {});", held, i);
+          emitProducts(held, warpgroupRows(a, held), {1}, "");
+        }
+        w.line("kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); // the left half is done");
+        w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
+        w.line("kittens::warpgroup::mma_async_wait<0>();");
+        w.line("if (kittens::laneid() == 0) {");
+        for (int i = 0; i < k.plan.splitStages; ++i)
+          w.linef("  kittens::arrive(args.inputs_finished_at(split + {}));", i);
+        w.line("} // this warp is done with the held stages");
+      }
     }
-    auto fn = w.scope(fmt::format(
-        "__device__ static void finish(kittens::lcf::consumer_finish_args<{}> &args)", structName));
-    w.line("const int wg = kittens::warpgroupid();");
+    {
+      auto fn = w.scope(
+          fmt::format("__device__ static void finish(kittens::lcf::consumer_finish_args<{}> &args)",
+                      structName));
+      if (parts == 1) {
+        w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
+      } else {
+        if (k.plan.splitStages) {
+          w.comment("Split, compute stored the left half through the staging tile already.");
+          auto split = w.scope("if (args.num_iters > SPLIT_STAGES)");
+          w.line("wait_staging_read();");
+          w.linef("store_part<1>(args, {}, args.finish.result);", accPart(1));
+          w.line("return;");
+        }
+        w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
+        w.line("wait_staging_read();");
+        w.linef("store_part<1>(args, {}, args.finish.result);", accPart(1));
+      }
+    }
+    emitReleaseFinish();
+  }
+
+  /// Helpers of the consumer (before it): `store_part<P>`, the epilogue of part P of a
+  /// warpgroup's result and its TMA store through a staging tile, and, with parts,
+  /// `wait_staging_read`, which waits for the last store's read of the staging tile.
+  void emitStorePart() {
+    const ir::State &acc = k.state[k.store->state];
+    const ir::Store &store = *k.store;
+    int barrierBase = k.plan.finishBarrierIds.front();
     bool needsRow = llvm::any_of(k.epilogue, [](const ir::EpilogueOp &op) {
       return op.kind == ir::EpilogueOp::Kind::AddTile;
     });
     bool needsCol = llvm::any_of(
         k.epilogue, [](const ir::EpilogueOp &op) { return op.kind != ir::EpilogueOp::Kind::Gelu; });
-    const ir::Store &store = *k.store;
+    w.comment(parts == 1
+                  ? "The finish: the epilogue on this warpgroup's result, then its TMA store "
+                    "through `staging` (P = 0, the only part)."
+                  : "Part P of this warpgroup's result: the epilogue, then its TMA store "
+                    "through `staging`.");
+    w.line("template <int P, class Args>");
+    auto fn = w.scope("__device__ static void store_part(Args &args, accumulator &acc, "
+                      "result_tile &staging)");
+    w.line("const int wg = kittens::warpgroupid();");
     if (needsCol) {
       w.comment("This warp's rows and columns of the output, in elements.");
       if (needsRow)
         w.linef("const int row0 = {} * {} + wg * {} + kittens::warpgroup::warpid() * {};",
                 coordExpr(store.coords[0]), acc.rows, resultRows, kWarpRows);
-      w.linef("const int col0 = {} * {};", coordExpr(store.coords.back()), acc.cols);
+      if (parts == 1)
+        w.linef("const int col0 = {} * {};", coordExpr(store.coords.back()), acc.cols);
+      else
+        w.linef("const int col0 = {} * {} + P * {};", coordExpr(store.coords.back()), acc.cols,
+                resultCols);
     }
     for (const ir::EpilogueOp &op : k.epilogue) {
       switch (op.kind) {
       case ir::EpilogueOp::Kind::AddRowVector:
-        w.linef("kittens::add_col_from_global(args.state.{}, args.globals.{}, {{0, 0, 0, col0}});",
-                acc.name, k.globals[*op.global].name);
+        w.linef("kittens::add_col_from_global(acc, args.globals.{}, {{0, 0, 0, col0}});",
+                k.globals[*op.global].name);
         break;
       case ir::EpilogueOp::Kind::AddTile:
-        w.linef("kittens::add_from_global(args.state.{}, args.globals.{}, {{0, 0, row0, col0}});",
-                acc.name, k.globals[*op.global].name);
+        w.linef("kittens::add_from_global(acc, args.globals.{}, {{0, 0, row0, col0}});",
+                k.globals[*op.global].name);
         break;
       case ir::EpilogueOp::Kind::Gelu:
-        w.linef("kittens::map(args.state.{0}, args.state.{0}, gelu_tanh{{}});", acc.name);
+        w.line("kittens::map(acc, acc, gelu_tanh{});");
         break;
       }
     }
-    int barrierBase = k.plan.finishBarrierIds.front();
-    w.linef("kittens::warpgroup::store(args.finish.result, args.state.{});", acc.name);
+    w.line("kittens::warpgroup::store(staging, acc);");
     w.line("kittens::fence_async_shared(); // make the stores visible to TMA");
     w.linef("kittens::warpgroup::sync({} + wg);", barrierBase);
     {
       auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
       std::string row =
           fmt::format("{} * {} + wg", coordExpr(store.coords[0]), k.consumerWarpgroups);
-      w.linef("kittens::tma::store_async(args.globals.{}, args.finish.result, {{0, 0, {}, {}}});",
-              k.globals[store.global].name, row, coordExpr(store.coords[1]));
-      w.line("kittens::tma::store_commit_group(); // its read is waited for in release_finish");
+      std::string col = coordExpr(store.coords[1]);
+      if (parts > 1)
+        col = fmt::format("{} * {} + P", col, parts);
+      w.linef("kittens::tma::store_async(args.globals.{}, staging, {{0, 0, {}, {}}});",
+              k.globals[store.global].name, row, col);
+      w.line(parts == 1
+                 ? "kittens::tma::store_commit_group(); // its read is waited for in release_finish"
+                 : "kittens::tma::store_commit_group(); // its read is waited for before the "
+                   "staging is written again, or in release_finish");
     }
     fn.close();
-    emitReleaseFinish();
+    if (parts > 1) {
+      w.comment("The staging tile may be written again once this warpgroup's last store has "
+                "read it.");
+      auto wait = w.scope("__device__ static void wait_staging_read()");
+      w.line("if (kittens::warpgroup::laneid() == 0)");
+      w.line("  kittens::tma::store_async_read_wait<0>();");
+      w.linef("kittens::warpgroup::sync({} + kittens::warpgroupid());", barrierBase);
+    }
   }
 
   /// Each consumer warpgroup stages its rows in a finish block of its own, so
@@ -789,7 +934,8 @@ private:
   /// Set while emitting `k`, a loop tail, as compute_tail of this kernel's struct.
   const Kernel *tailOf = nullptr;
   std::vector<Role> roles;
-  int resultRows = 0, resultCols = 0;
+  int resultRows = 0, resultCols = 0; ///< one part of one warpgroup's result
+  int parts = 1;                      ///< column parts of the result (plan.resultParts)
   mutable bool withDefaults = false;
 };
 

@@ -497,6 +497,9 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
     os << "  store " << k.globals[k.store->global].name << coords(k.store->coords) << " = "
        << k.state[k.store->state].name << " (tma)\n";
   const Plan &p = k.plan;
+  if (k.store && p.resultParts)
+    os << "  plan finish: result_parts=" << p.resultParts << " split_stages=" << p.splitStages
+       << "\n";
   if (p.stages) {
     os << "  plan smem: stages=" << p.stages << " stage_bytes=" << p.stageBytes
        << " finish_bytes=" << p.finishBytes << " safe_stages=" << p.safeStages
@@ -596,10 +599,20 @@ void verifyKernel(const Kernel &k) {
                                                      (e.global && *e.global < k.globals.size())),
                         "epilogue refers to missing operands");
   const Plan &p = k.plan;
+  if (p.resultParts) {
+    TKC_INTERNAL_ASSERT(k.store && (p.resultParts == 1 || p.resultParts == 2),
+                        "only the matrix-product form's result comes in one or two parts");
+    TKC_INTERNAL_ASSERT(p.resultParts == 2 || p.splitStages == 0,
+                        "the last stages are split only for a result in two parts");
+    TKC_INTERNAL_ASSERT(k.state[k.store->state].cols % (64 * p.resultParts) == 0,
+                        "each part of the result is a whole number of 64-column chunks");
+  }
   if (p.stages) {
     TKC_INTERNAL_ASSERT(p.stages >= 1 && p.stages <= 16, "stage count out of range");
     TKC_INTERNAL_ASSERT(p.safeStages >= 1 && p.safeStages <= p.stages,
                         "no stage lies before the finish block");
+    TKC_INTERNAL_ASSERT(p.splitStages <= p.stages,
+                        "more stages held at a task's end than the ring has");
   }
   if (p.producerArrivals) {
     int bytes = 0;

@@ -1359,6 +1359,13 @@ private:
     if (!kernel.store && diags.getNumErrors() == errorsBefore)
       diags.report(DiagID::err_sema_missing_store,
                    spec.consumer.finish ? spec.consumer.finish->name.loc : spec.consumer.loc);
+    if (kernel.store)
+      for (size_t i = 0; i < kernel.state.size(); ++i)
+        if (i != kernel.store->state)
+          diags.report(DiagID::err_sema_unsupported, kernel.state[i].loc,
+                       "state '" + kernel.state[i].name + "' beside the stored accumulator",
+                       "a kernel of matrix products keeps one accumulator, the one its finish "
+                       "stores");
   }
 
   /// Rank of the global an access names, or 0 if it is not a known global.

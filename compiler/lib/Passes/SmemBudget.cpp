@@ -7,6 +7,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+
 namespace tkc {
 
 namespace {
@@ -57,10 +59,13 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   std::string finishWhat;
   SourceLoc finishLoc;
   if (kernel.store) {
+    // One part of the result at a time (split-finish: two column halves).
     const ir::State &result = kernel.state[kernel.store->state];
-    plan.finishBytes = padded(result.rows * result.cols *
+    const int parts = std::max(plan.resultParts, 1);
+    plan.finishBytes = padded(result.rows * result.cols / parts *
                               ir::dtypeBytes(kernel.globals[kernel.store->global].dtype));
-    finishWhat = "finish staging of " + result.name;
+    finishWhat =
+        "finish staging of " + result.name + (parts > 1 ? ", one column half at a time" : "");
     finishLoc = result.loc;
   } else {
     for (const ir::ProgramOp &op : kernel.program->finish)
@@ -148,6 +153,8 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   }
   Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, plan.scratchBytes, budget);
   plan.stages = stages;
+  // The split stages are held to the task's end, so the ring must have room for them.
+  plan.splitStages = std::min(plan.splitStages, stages);
   plan.safeStages = l.safeStages;
   plan.dynamicSharedBytes = l.dynamicBytes;
   return true;

@@ -18,6 +18,9 @@
 // A fourth gives each of its two warpgroups a finish block of its own (FINISH_PER_WARPGROUP),
 // warpgroup 0's past the stages, so that only warpgroup 1 waits for the other before finish,
 // with tasks from one stage to seven, eagerly released and through release_finish.
+// The third runs again with a compute that holds each warpgroup's last two stages of a task
+// past their calls and computes on them at its last one, through input_at and
+// inputs_finished_at, under each ring start.
 // The first two kernels run again with consumer::release_finish: the finish leaves its
 // store's read wait and the release of the aliased block to the template, which calls the
 // hook after the next task's first stage (or before it, when that task's first computed
@@ -152,14 +155,15 @@ void run_and_check(harness::dbuf<bf16> &c, const typename KT::layout::globals &g
 
 /// C[128 m + 64 w + r, n] = A[128 m + 64 w + r, :] · (sum of the first 1 + (m + n + w) % k_iters
 /// blocks of 64 rows of B[:, n]): warpgroup w of task (m, n) computes its own 64 rows. Ring:
-/// where each task's first stage goes in the stage ring (lcf::RING_START).
+/// where each task's first stage goes in the stage ring (lcf::RING_START). Hold: compute
+/// holds the warpgroup's last two stages of a task and computes on both at the last.
 struct ahead_globals { // one type for every ring start, so that one set of arguments runs each
   tile_map<st_bf<64, 64>> A;
   tile_map<st_bf<64, 128>> B;
   tile_map<st_bf<64, 128>> C;
   int m_tiles, n_tiles, k_iters;
 };
-template <int Ring> struct ahead_gemm_t {
+template <int Ring, bool Hold = false> struct ahead_gemm_t {
   using a_tile = st_bf<64, 64>;
   using b_tile = st_bf<64, 128>;
   using c_tile = st_bf<64, 128>;
@@ -219,6 +223,20 @@ template <int Ring> struct ahead_gemm_t {
       wait(a.setup_arrived, a.setup_phase);
     }
     __device__ static void compute(lcf::consumer_compute_args<ahead_gemm_t> &a) {
+      if constexpr (Hold) {
+        const int end = stages_of(a.globals, a.common.m, a.common.n, warpgroupid());
+        const int held = end > 2 ? end - 2 : 0; // the first held stage
+        if (a.iter >= held) {
+          if (a.iter < end - 1) return; // held: computed on at the warpgroup's last stage
+          for (int it = held; it < end; ++it) {
+            warpgroup::mma_AB(a.state.acc, a.scratch.a[a.task_iter & 1][warpgroupid()], a.input_at(it).b);
+            warpgroup::mma_async_wait<0>();
+          }
+          if (laneid() == 0)
+            for (int it = held; it < end; ++it) arrive(a.inputs_finished_at(it));
+          return;
+        }
+      }
       warpgroup::mma_AB(a.state.acc, a.scratch.a[a.task_iter & 1][warpgroupid()], a.input.b);
       warpgroup::mma_async_wait<0>();
       if (laneid() == 0) arrive(a.inputs_finished);
@@ -331,6 +349,14 @@ int main() {
                                                      ref2);
     run_and_check<ahead_gemm_t<lcf::RING_SKIP_LAST>>(
         dc2, g2, 7, "LCF ring skipping the slot just read, tasks of 1 .. 4 stages", ref2);
+    // The same, each warpgroup holding its last two stages of a task and computing on them at
+    // its last one (input_at, inputs_finished_at).
+    run_and_check<ahead_gemm_t<lcf::RING_RESTART, true>>(dc2, g2, 7, "LCF compute holding its last two stages",
+                                                          ref2);
+    run_and_check<ahead_gemm_t<lcf::RING_CONTINUE, true>>(
+        dc2, g2, 7, "LCF compute holding its last two stages, ring continued", ref2);
+    run_and_check<ahead_gemm_t<lcf::RING_SKIP_LAST, true>>(
+        dc2, g2, 7, "LCF compute holding its last two stages, ring skipping the slot just read", ref2);
   }
   return harness::finish("lcf");
 }

@@ -324,7 +324,13 @@ struct Plan {
   int stages = 0;
   int stageBytes = 0;  ///< one stage: exactly the TMA bytes of its tiles
   int finishBytes = 0; ///< the epilogue's staging tiles
-  int safeStages = 0;  ///< stages wholly before the finish block
+  /// Matrix-product form: the accumulator is kept in this many column parts (1 or 2), each
+  /// staged and stored on its own through a finish block of one part.
+  int resultParts = 0;
+  /// With two parts: each task's last this many stages compute the left part first and the
+  /// right part after, so that the left part is stored while the right part's products run.
+  int splitStages = 0;
+  int safeStages = 0; ///< stages wholly before the finish block
   int dynamicSharedBytes = 0;
   int producerRegisters = 0, consumerRegisters = 0;
   int accumulatorRegisters = 0; ///< per consumer thread

@@ -34,10 +34,18 @@ bool deferScale(ir::Kernel &kernel, DiagnosticEngine &diags);
 /// once per element. Nothing else changes; the matrix-product form is untouched.
 bool hoistRowInvariants(ir::Kernel &kernel, DiagnosticEngine &diags);
 
+/// Split finish (matrix-product form): a result 256 columns wide is accumulated in two
+/// column halves; each task's last stages compute the left half first, and its store leaves
+/// while the right half's products run (the finish then stages and stores the right half).
+/// Needs: lowered kernel. Guarantees: plan.resultParts (1 or 2) and splitStages set for the
+/// matrix-product form; programs untouched.
+bool splitFinish(ir::Kernel &kernel, DiagnosticEngine &diags);
+
 /// Shared memory: sizes one stage (the TMA bytes of its tiles, 1024-aligned),
 /// chooses the stage count for `stages: auto` (the most that fit) or checks
 /// a requested one, and places the finish block at the end of the budget.
-/// Per-warpgroup tiles lie before the stages.
+/// Per-warpgroup tiles lie before the stages. A matrix-product result is staged one
+/// part at a time (split-finish), and its split stages are at most the ring's.
 /// Needs: lowered program. Guarantees: plan.stages, stageBytes, finishBytes,
 /// safeStages >= 1 and dynamicSharedBytes set and within the arch's limit;
 /// otherwise an error with one note per buffer.

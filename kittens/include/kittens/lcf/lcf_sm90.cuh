@@ -38,7 +38,14 @@
  *  - consumer::compute must make, for every stage, CONSUMER_ARRIVALS arrivals on that
  *    stage's `inputs_finished` once it no longer reads it (after mma_async_wait): either at
  *    once, or one iteration later through `prev_inputs_finished` (keeping one wgmma group
- *    in flight), in which case the last iteration releases its own stage too.
+ *    in flight), in which case the last iteration releases its own stage too. It may also
+ *    hold stages of its task past their own call: a later call of the same task reads held
+ *    stage `it` through `input_at(it)` and releases it through `inputs_finished_at(it)`.
+ *    Every stage of a task is released by the end of the task's last compute call (the next
+ *    task's loads need the slots), and no call waits for a stage whose slot a held stage
+ *    occupies (hold only the task's last stages). From the second stage it computes in a
+ *    task on, compute may stage results in its finish block (`finish`) where that block
+ *    aliases no stage; the task's finish releases the block as usual.
  *  - consumer::setup may load into the scratch block through its warpgroup's `setup_arrived`
  *    (one arrival with the byte count, then a wait on `setup_phase`), at most once per task.
  *    It may instead load the block's next task's tiles ahead (`next_common`, when
@@ -144,6 +151,10 @@ constexpr int padded(int bytes) { return (bytes + 1023) / 1024 * 1024; }
 
 /// Types and numbers the template derives from K (all compile-time).
 template <class K> struct traits {
+  // A hard error when K is incomplete: traits<K> named in a declaration inside K's own
+  // definition would be instantiated before K::consumer exists, and then never see
+  // consumer::release_finish (a finish block never released: the producer's wait hangs).
+  static_assert(sizeof(K) > 0, "lcf::traits<K> needs K complete: name traits<K> only inside hook bodies");
   using layout = typename K::layout;
   using globals = typename layout::globals;
   using input_block = typename layout::input_block;
@@ -183,6 +194,10 @@ template <class K> struct traits {
   static constexpr bool FINISH_PER_WARPGROUP = detail::FINISH_PER_WARPGROUP_of<K>::value != 0;
   /// Where each task's first stage goes in the ring (see the file comment).
   static constexpr int RING_START = detail::RING_START_of<K>::value;
+  /// The ring slot of a task's stage `it` when the task's first stage went to `ring_base`.
+  KITTENS_HOST_DEVICE static constexpr int slot(int ring_base, int it) {
+    return RING_START == RING_RESTART ? it % INPUT_STAGES : (ring_base + it) % INPUT_STAGES;
+  }
   /// Bytes of one finish block, and of all of them.
   static constexpr int FINISH_BLOCK_BYTES = HAS_FINISH ? detail::padded(sizeof(finish_block)) : 0;
   static constexpr int FINISH_BYTES = FINISH_BLOCK_BYTES * (FINISH_PER_WARPGROUP ? NUM_CONSUMER_WARPGROUPS : 1);
@@ -286,6 +301,23 @@ template <class K> struct consumer_compute_args : common_args<K> {
   /// inputs_finished of the previous iteration's stage (nullptr at iter 0): lets compute keep
   /// one wgmma group in flight and release the previous stage instead (see docs/kittens.md).
   semaphore *prev_inputs_finished;
+  /// The stage ring (slot 0's block and semaphore) and the slot of this task's first stage.
+  typename traits<K>::input_block *ring;
+  semaphore *ring_finished;
+  int ring_base;
+  /// Stage `it` of this task, which this warpgroup holds (has not released since it arrived;
+  /// it <= iter): compute may read the stages it holds in a later call of the same task.
+  KITTENS_DEVICE typename traits<K>::input_block &input_at(int it) const {
+    return *reinterpret_cast<typename traits<K>::input_block *>(reinterpret_cast<char *>(ring) +
+                                                                 traits<K>::slot(ring_base, it) * traits<K>::STAGE_BYTES);
+  }
+  /// The semaphore that releases held stage `it` (CONSUMER_ARRIVALS arrivals, as for `input`).
+  KITTENS_DEVICE semaphore &inputs_finished_at(int it) const { return ring_finished[traits<K>::slot(ring_base, it)]; }
+  /// This warpgroup's finish block (the block's one without FINISH_PER_WARPGROUP). Where it
+  /// aliases no stage (!traits<K>::finish_aliases), compute may stage results in it from the
+  /// second stage it computes in a task on (the previous finish's release has run by then);
+  /// the task's finish then releases it as usual, after the stores issued from it here too.
+  typename traits<K>::finish_block &finish;
 };
 template <class K> struct consumer_finish_args : common_args<K> {
   typename traits<K>::consumer_state &state;
@@ -317,12 +349,9 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   auto finish_of = [&](int w) -> typename TR::finish_block & {
     return *reinterpret_cast<typename TR::finish_block *>(base + TR::finish_offset(w));
   };
-  // The ring slot of a task's stage `it`, and the slot where the next task starts (a task
-  // without stages leaves it where it was).
-  auto slot = [](int ring_base, int it) {
-    if constexpr (TR::RING_START == RING_RESTART) return it % S;
-    else return (ring_base + it) % S;
-  };
+  // The ring slot of a task's stage `it` (TR::slot), and the slot where the next task starts
+  // (a task without stages leaves it where it was).
+  auto slot = [](int ring_base, int it) { return TR::slot(ring_base, it); };
   auto next_ring_base = [](int ring_base, int num_iters) {
     if constexpr (TR::RING_START == RING_CONTINUE) return (ring_base + num_iters) % S;
     else if constexpr (TR::RING_START == RING_SKIP_LAST)
@@ -439,7 +468,8 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
         wait(inputs_arrived[s], ph.full(s));
         ph.flip_full(s);
         semaphore *prev = it > first ? &inputs_finished[slot(ring_base, it - 1)] : nullptr;
-        consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev};
+        consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev,
+                                    inputs, inputs_finished, ring_base, finish_of(TR::FINISH_PER_WARPGROUP ? wg : 0)};
         K::consumer::compute(xa);
         release_finish(); // after the first stage: the store has long read the block
       }

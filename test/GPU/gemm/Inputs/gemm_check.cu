@@ -4,7 +4,7 @@
 // refusals of shapes the kernels cannot do.
 //
 // Build: nvcc <flags> -I<dir of gemm.h> gemm.cu gemm_check.cu -o gemm_check
-// Usage: gemm_check [seed] [quick]   (quick: the three smallest shapes, for the sanitizers)
+// Usage: gemm_check [seed] [quick]   (quick: the first three shapes, small, for the sanitizers)
 #include "gemm_variants.h"
 
 #include <cuda_bf16.h>
@@ -76,15 +76,17 @@ bool check(const Variant &v, long long M, long long N, long long K, std::mt19937
 
   double err2 = 0, ref2 = 0;
   long long unwritten = 0;
-  std::vector<double> brow(K);
+  // The operands in double, B by columns, so that the reference's inner loop reads both in order.
+  std::vector<double> a64(M * K), bcols(N * K);
+  for (long long i = 0; i < M * K; ++i) a64[i] = __bfloat162float(hA[i]);
+  for (long long j = 0; j < N; ++j)
+    for (long long k = 0; k < K; ++k)
+      bcols[j * K + k] = __bfloat162float(v.transposeB ? hB[j * K + k] : hB[k * N + j]);
   for (long long i = 0; i < M; ++i)
     for (long long j = 0; j < N; ++j) {
       double acc = 0;
-      for (long long k = 0; k < K; ++k) {
-        double a = __bfloat162float(hA[i * K + k]);
-        double b = __bfloat162float(v.transposeB ? hB[j * K + k] : hB[k * N + j]);
-        acc += a * b;
-      }
+      const double *a = &a64[i * K], *b = &bcols[j * K];
+      for (long long k = 0; k < K; ++k) acc += a[k] * b[k];
       if (v.epilogue == Epilogue::Bias || v.epilogue == Epilogue::BiasGelu)
         acc += __bfloat162float(hbias[j]);
       if (v.epilogue == Epilogue::Gelu || v.epilogue == Epilogue::BiasGelu) acc = gelu(acc);
@@ -128,9 +130,13 @@ int main(int argc, char **argv) {
   struct Shape { long long M, N, K; };
   // Square, non-square, and ragged in every dimension: M, N and K need not be multiples
   // of the 128x256x64 tiles (N and K only of 8, for 16-byte TMA rows; the launchers check).
-  const Shape shapes[] = {{1, 8, 8},        {129, 264, 72},  {128, 256, 64},
-                          {256, 512, 128},  {384, 256, 512}, {200, 1000, 1000},
-                          {1000, 520, 136}, {513, 776, 200}};
+  // Tasks of one, two, three and more stages (those of three or more end split in column
+  // halves), and a grid of more tasks (153) than an H100 has multiprocessors, so that blocks
+  // run several tasks. The first three (quick) cover a task of one stage, one of two and a
+  // split one.
+  const Shape shapes[] = {{1, 8, 8},        {129, 264, 72},  {384, 256, 512},
+                          {128, 256, 64},   {256, 512, 128}, {200, 1000, 1000},
+                          {1000, 520, 136}, {513, 776, 200}, {2136, 2056, 200}};
   const size_t num_shapes = quick ? 3 : std::size(shapes);
   int failures = 0, runs = 0;
   for (const Variant &v : kVariants)
