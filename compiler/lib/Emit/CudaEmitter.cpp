@@ -238,6 +238,14 @@ public:
             p.dynamicSharedBytes);
     w.linef("              \"{}: tkc planned {} bytes of dynamic shared memory\");", k.name,
             p.dynamicSharedBytes);
+    if (p.splitStages) {
+      w.linef("static_assert(!kittens::lcf::traits<{0}>::finish_aliases(0) &&", structName);
+      w.linef("              !kittens::lcf::traits<{0}>::finish_aliases({1}),", structName,
+              k.consumerWarpgroups - 1);
+      w.linef("              \"{}: compute stages the left half in the finish blocks, which "
+              "tkc placed past the stages\");",
+              k.name);
+    }
   }
 
   /// The parameter list of the launcher, without the stream.
@@ -724,10 +732,9 @@ private:
                     std::initializer_list<int> which, const std::string &accumulate) {
     for (const ir::Mma &mma : k.mmas) {
       const ir::StageTile &b = k.stageTiles[mma.b];
-      const std::string &aOperand = aRows;
       for (int p : which)
         w.linef("kittens::warpgroup::{}({}, {}, {}{});", mma.transposeB ? "mma_ABt" : "mma_AB",
-                accPart(p), aOperand, stagePart(b, input, mma.transposeB, p),
+                accPart(p), aRows, stagePart(b, input, mma.transposeB, p),
                 accumulate.empty() ? "" : ", " + accumulate);
     }
   }

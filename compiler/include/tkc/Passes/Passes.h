@@ -45,7 +45,8 @@ bool splitFinish(ir::Kernel &kernel, DiagnosticEngine &diags);
 /// chooses the stage count for `stages: auto` (the most that fit) or checks
 /// a requested one, and places the finish block at the end of the budget.
 /// Per-warpgroup tiles lie before the stages. A matrix-product result is staged one
-/// part at a time (split-finish), and its split stages are at most the ring's.
+/// part at a time (split-finish); its split stages are at most the ring's, and none when
+/// the finish block aliases a stage.
 /// Needs: lowered program. Guarantees: plan.stages, stageBytes, finishBytes,
 /// safeStages >= 1 and dynamicSharedBytes set and within the arch's limit;
 /// otherwise an error with one note per buffer.
