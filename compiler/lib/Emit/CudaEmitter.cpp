@@ -144,9 +144,9 @@ public:
       ok = false;
     }
     const ir::State &acc = k.state[k.store->state];
-    parts = std::max(k.plan.resultParts, 1);
+    resultParts = std::max(k.plan.resultParts, 1);
     resultRows = static_cast<int>(acc.rows) / k.consumerWarpgroups;
-    resultCols = static_cast<int>(acc.cols) / parts;
+    resultCols = static_cast<int>(acc.cols) / resultParts;
     return ok;
   }
 
@@ -160,14 +160,14 @@ public:
     auto kernelScope = w.scope("struct " + structName, ";");
     for (const ir::StageTile &t : k.stageTiles)
       w.linef("using {}_tile = kittens::st_bf<{}, {}>;", t.name, t.rows, t.cols);
-    if (parts == 1) {
+    if (resultParts == 1) {
       w.comment("Staging for the TMA store of the result: one tile per consumer warpgroup.");
       w.linef("using result_tile = kittens::st_bf<{}, {}>;", resultRows, resultCols);
       w.comment("Each consumer warp holds 16 rows of the accumulator.");
     } else {
       w.comment(fmt::format("The result in {} column parts: each stored on its own through a "
                             "staging tile of one part, one per consumer warpgroup.",
-                            parts));
+                            resultParts));
       w.linef("using result_tile = kittens::st_bf<{}, {}>;", resultRows, resultCols);
       w.comment("Each consumer warp holds 16 rows of one part of the accumulator.");
     }
@@ -196,11 +196,11 @@ public:
         for (const ir::IterVar &v : k.tasks)
           w.linef("int {};", v.name);
       }
-      if (parts == 1)
+      if (resultParts == 1)
         w.linef("struct consumer_state {{ accumulator {}; }};", k.state[k.store->state].name);
       else
         w.linef("struct consumer_state {{ accumulator {}[{}]; }};", k.state[k.store->state].name,
-                parts);
+                resultParts);
     }
     w.linef("static constexpr int INPUT_STAGES = {};", p.stages);
     w.linef("static constexpr int NUM_CONSUMER_WARPGROUPS = {};", k.consumerWarpgroups);
@@ -707,17 +707,17 @@ private:
   /// `args.state.acc`, or part `p` of it (`args.state.acc[p]`).
   std::string accPart(int p) const {
     std::string name = "args.state." + k.state[k.store->state].name;
-    return parts == 1 ? name : fmt::format("{}[{}]", name, p);
+    return resultParts == 1 ? name : fmt::format("{}[{}]", name, p);
   }
   /// Part `p` of stage tile `t`'s columns of the result (the whole tile with one part).
   std::string stagePart(const ir::StageTile &t, const std::string &input, bool transposed,
                         int p) const {
-    if (parts == 1)
+    if (resultParts == 1)
       return input + "." + t.name;
-    return transposed ? fmt::format("{}.{}.subtile<{}, {}>({}, 0)", input, t.name, t.rows / parts,
-                                    t.cols, p)
+    return transposed ? fmt::format("{}.{}.subtile<{}, {}>({}, 0)", input, t.name,
+                                    t.rows / resultParts, t.cols, p)
                       : fmt::format("{}.{}.subtile<{}, {}>(0, {})", input, t.name, t.rows,
-                                    t.cols / parts, p);
+                                    t.cols / resultParts, p);
   }
   /// This warpgroup's rows of stage tile `a` in input block `input`.
   std::string warpgroupRows(const ir::StageTile &a, const std::string &input) const {
@@ -754,7 +754,7 @@ private:
       TKC_INTERNAL_ASSERT(k.zeroInit.size() == 1 && k.zeroInit.front() == k.store->state,
                           "the matrix-product form zeroes exactly its stored accumulator");
       w.line("if (args.num_iters == 0) {");
-      for (int p = 0; p < parts; ++p)
+      for (int p = 0; p < resultParts; ++p)
         w.linef("  kittens::zero({});", accPart(p));
       w.line("}");
     }
@@ -772,12 +772,13 @@ private:
       }
       if (!k.plan.splitStages) {
         emitProducts("args.input", aRows,
-                     parts == 1 ? std::initializer_list<int>{0} : std::initializer_list<int>{0, 1},
+                     resultParts == 1 ? std::initializer_list<int>{0}
+                                      : std::initializer_list<int>{0, 1},
                      "args.iter > 0");
         w.line("kittens::warpgroup::mma_async_wait<0>();");
         emitRelease("args.inputs_finished", "the stage");
       } else {
-        TKC_INTERNAL_ASSERT(parts == 2, "only a result in two parts is split");
+        TKC_INTERNAL_ASSERT(resultParts == 2, "only a result in two parts is split");
         w.line("const int split = args.num_iters - SPLIT_STAGES; // the first split stage");
         {
           auto whole = w.scope("if (args.num_iters <= SPLIT_STAGES || args.iter < split)");
@@ -815,7 +816,7 @@ private:
       auto fn = w.scope(
           fmt::format("__device__ static void finish(kittens::lcf::consumer_finish_args<{}> &args)",
                       structName));
-      if (parts == 1) {
+      if (resultParts == 1) {
         w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
       } else {
         if (k.plan.splitStages) {
@@ -845,7 +846,7 @@ private:
     });
     bool needsCol = llvm::any_of(
         k.epilogue, [](const ir::EpilogueOp &op) { return op.kind != ir::EpilogueOp::Kind::Gelu; });
-    w.comment(parts == 1
+    w.comment(resultParts == 1
                   ? "The finish: the epilogue on this warpgroup's result, then its TMA store "
                     "through `staging` (P = 0, the only part)."
                   : "Part P of this warpgroup's result: the epilogue, then its TMA store "
@@ -859,7 +860,7 @@ private:
       if (needsRow)
         w.linef("const int row0 = {} * {} + wg * {} + kittens::warpgroup::warpid() * {};",
                 coordExpr(store.coords[0]), acc.rows, resultRows, kWarpRows);
-      if (parts == 1)
+      if (resultParts == 1)
         w.linef("const int col0 = {} * {};", coordExpr(store.coords.back()), acc.cols);
       else
         w.linef("const int col0 = {} * {} + P * {};", coordExpr(store.coords.back()), acc.cols,
@@ -888,17 +889,17 @@ private:
       std::string row =
           fmt::format("{} * {} + wg", coordExpr(store.coords[0]), k.consumerWarpgroups);
       std::string col = coordExpr(store.coords[1]);
-      if (parts > 1)
-        col = fmt::format("{} * {} + P", col, parts);
+      if (resultParts > 1)
+        col = fmt::format("{} * {} + P", col, resultParts);
       w.linef("kittens::tma::store_async(args.globals.{}, staging, {{0, 0, {}, {}}});",
               k.globals[store.global].name, row, col);
-      w.line(parts == 1
+      w.line(resultParts == 1
                  ? "kittens::tma::store_commit_group(); // its read is waited for in release_finish"
                  : "kittens::tma::store_commit_group(); // its read is waited for before the "
                    "staging is written again, or in release_finish");
     }
     fn.close();
-    if (parts > 1) {
+    if (resultParts > 1) {
       w.comment("The staging tile may be written again once this warpgroup's last store has "
                 "read it.");
       auto wait = w.scope("__device__ static void wait_staging_read()");
@@ -942,7 +943,7 @@ private:
   const Kernel *tailOf = nullptr;
   std::vector<Role> roles;
   int resultRows = 0, resultCols = 0; ///< one part of one warpgroup's result
-  int parts = 1;                      ///< column parts of the result (plan.resultParts)
+  int resultParts = 1;                ///< column parts of the result (plan.resultParts)
   mutable bool withDefaults = false;
 };
 
