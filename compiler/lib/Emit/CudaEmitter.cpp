@@ -238,14 +238,6 @@ public:
             p.dynamicSharedBytes);
     w.linef("              \"{}: tkc planned {} bytes of dynamic shared memory\");", k.name,
             p.dynamicSharedBytes);
-    if (p.splitStages) {
-      w.linef("static_assert(!kittens::lcf::traits<{0}>::finish_aliases(0) &&", structName);
-      w.linef("              !kittens::lcf::traits<{0}>::finish_aliases({1}),", structName,
-              k.consumerWarpgroups - 1);
-      w.linef("              \"{}: compute stages the left half in the finish blocks, which "
-              "tkc placed past the stages\");",
-              k.name);
-    }
   }
 
   /// The parameter list of the launcher, without the stream.

@@ -613,6 +613,10 @@ void verifyKernel(const Kernel &k) {
                         "no stage lies before the finish block");
     TKC_INTERNAL_ASSERT(p.splitStages <= p.stages,
                         "more stages held at a task's end than the ring has");
+    // Compute stages the left half in the finish block while held stages are still read; the
+    // emitted SAFE_STAGES assertion then checks kittens places the block past every stage.
+    TKC_INTERNAL_ASSERT(p.splitStages == 0 || p.safeStages == p.stages,
+                        "a split result's finish block aliases a stage");
   }
   if (p.producerArrivals) {
     int bytes = 0;
