@@ -7,6 +7,7 @@ each against cuBLAS (torch.matmul) in its own pairs.
 
     python3 bench/gemm/probe_ab.py --base libbase.so --new libnew.so [--variant gemm_none]
         [--shapes MxNxK,...]   (other shapes; each line also gives the median times in us)
+        [--same-out]           (every side timed writing one output buffer, cuBLAS by out=)
 """
 import argparse, os, statistics, sys
 import torch
@@ -21,6 +22,8 @@ ap.add_argument("--new", required=True)
 ap.add_argument("--variant", default="gemm_none")
 ap.add_argument("--rounds", type=int, default=100)
 ap.add_argument("--shapes", help="MxNxK,... instead of the six anchor shapes")
+ap.add_argument("--same-out", action="store_true",
+                help="time every side (base, new, cuBLAS through out=) writing one output buffer")
 args = ap.parse_args()
 shapes = parse_shapes(args.shapes)
 base, new = Gemm(args.base), Gemm(args.new)
@@ -39,9 +42,12 @@ for M, N, K in shapes:
             print("FAIL %s %dx%dx%d rel_err=%.2e" % (name, M, N, K, err), flush=True)
         outs[name] = C
     del ref
-    run = {name: (lambda g=g, C=outs[name]: g(args.variant, A, B, C))
+    # Checked apart; timed, optionally, into one buffer (where the output lies moves a short
+    # launch's time, bench/NOTES.md session 27).
+    shared = outs["new"]
+    run = {name: (lambda g=g, C=shared if args.same_out else outs[name]: g(args.variant, A, B, C))
            for name, g in (("base", base), ("new", new))}
-    cublas = lambda: torch.matmul(A, B)
+    cublas = (lambda: torch.matmul(A, B, out=shared)) if args.same_out else (lambda: torch.matmul(A, B))
     t_new, t_base = paired_times(run["new"], run["base"], rounds=args.rounds, warmup=10)
     r = statistics.median(b / n for b, n in zip(t_base, t_new))
     vs, us = [], []

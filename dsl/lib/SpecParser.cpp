@@ -554,8 +554,9 @@ private:
   void parseGrid(const yaml::Entry &section, std::optional<spec::GridDecl> &out) {
     if (!expectKind(*section.value, Node::Kind::Mapping, "'grid'"))
       return;
-    static const KeySpec keys[] = {{"tasks", true}, {"loop", true},   {"start", false},
-                                   {"tail", false}, {"order", false}, {"whole_tiles", false}};
+    static const KeySpec keys[] = {{"tasks", true},       {"loop", true},   {"start", false},
+                                   {"tail", false},       {"order", false}, {"loop_order", false},
+                                   {"whole_tiles", false}};
     MapReader reader(*section.value, "'grid'", section.keyLoc, keys, diags);
     spec::GridDecl grid;
     grid.loc = section.keyLoc;
@@ -574,6 +575,12 @@ private:
                                           {{"grouped", "grouped"}, {"linear", "linear"}});
       if (order)
         grid.order = *order;
+    }
+    if (const yaml::Entry *e = reader.get("loop_order")) {
+      auto order = parseEnum<std::string>(*e->value, "loop order", "'loop_order' of 'grid'",
+                                          {{"forward", "forward"}, {"alternate", "alternate"}});
+      if (order)
+        grid.loopOrder = *order;
     }
     out = std::move(grid);
   }

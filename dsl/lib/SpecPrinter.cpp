@@ -112,6 +112,8 @@ public:
       }
       if (spec.grid->order)
         line(2, spec.grid->order->loc) << "order " << spec.grid->order->value << "\n";
+      if (spec.grid->loopOrder)
+        line(2, spec.grid->loopOrder->loc) << "loop order " << spec.grid->loopOrder->value << "\n";
       if (const auto &whole = spec.grid->wholeTiles) {
         line(2, whole->loc) << "whole tiles when\n";
         expr(3, *whole);

@@ -566,8 +566,13 @@ private:
   }
 
   /// The loop index of the current stage: the iteration, counted from the
-  /// task's first tile when the loop has a start (LoopBound::start).
+  /// task's first tile when the loop has a start (LoopBound::start). When the
+  /// loop alternates, the producer's local that emitProducer declares (the
+  /// lowering allows that in the matrix-product form only, where the producer's
+  /// loads are the loop index's one use and the loop has no start).
   std::string loopIndex() const {
+    if (k.alternateLoop)
+      return "tkc_" + k.loop.name;
     if (!k.loopBound.start)
       return "args.iter";
     return fmt::format("(args.common.{}_start + args.iter)", k.loop.name);
@@ -668,6 +673,14 @@ private:
                 "args.inputs_arrived);",
                 k.stageTiles[load.tile].name, k.globals[load.global].name, elementCoord(load));
       return;
+    }
+    if (k.alternateLoop) {
+      w.comment(fmt::format("This stage's tile along {}: a block's odd tasks walk the loop "
+                            "backward, beginning on the tiles its previous task read last.",
+                            k.loop.size.str()));
+      w.linef("const int {} = kittens::alternating_iter(args.task_iter, args.num_iters, "
+              "args.iter);",
+              loopIndex());
     }
     for (const ir::Load &load : k.loads)
       w.linef("kittens::tma::load_async(args.input.{0}, args.globals.{1}, {2}, "

@@ -423,7 +423,7 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   for (const IterVar &v : k.tasks)
     os << "  task " << v.name << " over " << v.size.str() << " step " << v.step << "\n";
   os << "  loop " << k.loop.name << " over " << k.loop.size.str() << " step " << k.loop.step
-     << "\n";
+     << (k.alternateLoop ? " alternating" : "") << "\n";
   os << "  order " << (k.groupedOrder ? "grouped" : "linear") << "\n";
   os << "  consumer warpgroups " << k.consumerWarpgroups << "\n";
   for (const StageTile &t : k.stageTiles)

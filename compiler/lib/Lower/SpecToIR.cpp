@@ -124,6 +124,13 @@ public:
       lowerCompute();
       lowerFinish();
     } else {
+      // A program's loop index may order what it computes (masks, a loop that stops or
+      // starts at a row), which the lowering does not map through a backward walk yet.
+      if (kernel.alternateLoop)
+        diags.report(DiagID::err_sema_unsupported, spec.grid->loopOrder->loc,
+                     "'loop_order: alternate' in a consumer program",
+                     "only a consumer that accumulates a matrix product ('acc += a @ b') walks "
+                     "its loop backward");
       lowerProgram();
     }
     if (diags.getNumErrors() != errorsBefore)
@@ -970,6 +977,7 @@ private:
       diags.report(DiagID::err_sema_value_kind, spec.grid->order->loc, "'order: grouped'",
                    "used with two task indices",
                    fmt::format("{} task indices", kernel.tasks.size()));
+    kernel.alternateLoop = spec.grid->loopOrder && spec.grid->loopOrder->value == "alternate";
   }
 
   void declareState() {

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+using kittens::alternating_iter;
 using kittens::grouped_order;
 using kittens::paired_task;
 using kittens::rotated_task;
@@ -121,6 +122,22 @@ template <class Order> void expectEveryOrdinalOnce(Order order) {
 TEST(TileOrder, SerpentineHandsOutEveryOrdinalOnce) { expectEveryOrdinalOnce(serpentine_task); }
 
 TEST(TileOrder, RotatedHandsOutEveryOrdinalOnce) { expectEveryOrdinalOnce(rotated_task); }
+
+TEST(TileOrder, AlternatingWalksEvenTasksForwardAndOddTasksBackward) {
+  for (int n : {1, 2, 3, 64, 65})
+    for (int task_iter : {0, 1, 2, 3, 1000, 1001}) {
+      std::set<int> seen;
+      for (int it = 0; it < n; ++it) {
+        const int k = alternating_iter(task_iter, n, it);
+        ASSERT_GE(k, 0); ASSERT_LT(k, n);
+        ASSERT_TRUE(seen.insert(k).second) << "task " << task_iter << " of " << n << " stages";
+        EXPECT_EQ(k, task_iter % 2 == 0 ? it : n - 1 - it);
+      }
+    }
+  // A turn begins where the block's turn before ended.
+  EXPECT_EQ(alternating_iter(1, 64, 0), alternating_iter(0, 64, 63));
+  EXPECT_EQ(alternating_iter(2, 64, 0), alternating_iter(1, 64, 63));
+}
 
 TEST(TileOrder, RotatedShiftsEachRoundByOneBlockPastTheFirstBlocksRounds) {
   // Subtraction while task_iter < blocks, a division after: the same shift either way.

@@ -381,6 +381,10 @@ struct Kernel {
   std::vector<IterVar> tasks;
   IterVar loop;
   bool groupedOrder = true;
+  /// `loop_order: alternate`: a block's odd tasks walk the loop backward
+  /// (kittens::alternating_iter), so that a task begins on the slices the
+  /// previous round of tasks read last.
+  bool alternateLoop = false;
   int consumerWarpgroups = 1;
   std::optional<spec::StageCount> requestedStages;
 

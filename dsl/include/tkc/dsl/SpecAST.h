@@ -149,6 +149,9 @@ struct GridDecl {
   std::unique_ptr<stmt::Expr> wholeTiles;
   /// `order: grouped` (L2-friendly) or `order: linear`.
   std::optional<Located<std::string>> order;
+  /// `loop_order: forward` (every task walks its loop from the first tile) or
+  /// `loop_order: alternate` (a block's odd tasks walk theirs backward). Optional.
+  std::optional<Located<std::string>> loopOrder;
 };
 
 /// A statement body such as `compute: |`, parsed into statements.

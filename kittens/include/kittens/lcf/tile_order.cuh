@@ -108,6 +108,15 @@ KITTENS_HOST_DEVICE constexpr int serpentine_task(int task_iter, int blocks, int
   return task_iter * blocks + ((task_iter & 1) ? blocks - 1 - block : block);
 }
 
+/// The loop position that a block's `task_iter`-th task, of `num_iters` stages, loads at its
+/// stage `iter` when the block's odd tasks walk the loop backward (tkc's `loop_order:
+/// alternate`). A block's tasks of one turn run about together across the GPU, so each turn
+/// begins on the slices the turn before read last, which the L2 still holds, where a forward
+/// walk would ask first for those it read longest ago.
+KITTENS_HOST_DEVICE constexpr int alternating_iter(int task_iter, int num_iters, int iter) {
+  return (task_iter & 1) ? num_iters - 1 - iter : iter;
+}
+
 /// Task ordinal of a block's `task_iter`-th task, `blocks` blocks (rounds shifted by one block each).
 KITTENS_HOST_DEVICE constexpr int rotated_task(int task_iter, int blocks, int block) {
   // (block + task_iter) % blocks, by a subtraction while task_iter < blocks (every task of a

@@ -131,12 +131,14 @@ int main(int argc, char **argv) {
   // Square, non-square, and ragged in every dimension: M, N and K need not be multiples
   // of the 128x256x64 tiles (N and K only of 8, for 16-byte TMA rows; the launchers check).
   // Tasks of one, two, three and more stages (those of three or more end split in column
-  // halves), and a grid of more tasks (153) than an H100 has multiprocessors, so that blocks
-  // run several tasks. The first three (quick) cover a task of one stage, one of two and a
-  // split one.
+  // halves), and grids of more tasks (153, 136) than an H100 has multiprocessors, so that
+  // blocks run several tasks, the second walking K backward (loop_order: alternate) from its
+  // ragged last tile, over 4 stages and over 7 (more than the ring holds). The first three
+  // (quick) cover a task of one stage, one of two and a split one.
   const Shape shapes[] = {{1, 8, 8},        {129, 264, 72},  {384, 256, 512},
                           {128, 256, 64},   {256, 512, 128}, {200, 1000, 1000},
-                          {1000, 520, 136}, {513, 776, 200}, {2136, 2056, 200}};
+                          {1000, 520, 136}, {513, 776, 200}, {2136, 2056, 200},
+                          {2136, 1800, 392}};
   const size_t num_shapes = quick ? 3 : std::size(shapes);
   int failures = 0, runs = 0;
   for (const Variant &v : kVariants)
