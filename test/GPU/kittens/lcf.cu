@@ -33,8 +33,12 @@ using namespace kittens;
 /// task's compute_begin .. compute_iters chosen per tile (below). Deferred: the finish block
 /// released by consumer::release_finish. ShortTasks (two warpgroups, each with a finish
 /// block of its own): task (m, n) takes the first 1 + (m + n) % k_iters blocks of K only,
-/// so that tasks of one stage (fewer than SAFE_STAGES) follow longer ones.
-template <int WGS, bool Truncated, bool Deferred, bool ShortTasks = false> struct gemm_t {
+/// so that tasks of one stage (fewer than SAFE_STAGES) follow longer ones. Entry: a
+/// block_entry that prefetches the descriptors and records, per block, how often it ran and
+/// in which thread (lcf_entry_calls, lcf_entry_thread).
+__device__ int lcf_entry_calls[64];
+__device__ int lcf_entry_thread[64];
+template <int WGS, bool Truncated, bool Deferred, bool ShortTasks = false, bool Entry = false> struct gemm_t {
   using gemm = gemm_t;
   using a_tile = st_bf<64 * WGS, 64>;
   using b_tile = st_bf<64, 128>;
@@ -59,6 +63,14 @@ template <int WGS, bool Truncated, bool Deferred, bool ShortTasks = false> struc
   // bytes with stage 2, and with two warpgroups warpgroup 0's lies past the stages.
   static constexpr int MAX_SHARED_MEMORY = 3 * (8 * WGS + 16) * 1024 + 8 * WGS * 1024;
   static constexpr bool FINISH_PER_WARPGROUP = WGS > 1;
+
+  __device__ static void block_entry(const typename layout::globals &g) requires Entry {
+    tma::prefetch(g.A);
+    tma::prefetch(g.B);
+    tma::prefetch(g.C);
+    atomicAdd(&lcf_entry_calls[blockIdx.x], 1);
+    lcf_entry_thread[blockIdx.x] = threadIdx.x;
+  }
 
   __device__ static void common_setup(lcf::common_args<gemm> &a) {
     const int task = a.task_iter * gridDim.x + blockIdx.x;
@@ -122,6 +134,9 @@ using small_gemm = gemm_t<1, false, false>;
 using truncated_gemm = gemm_t<1, true, false>;
 using deferred_gemm = gemm_t<1, false, true>;
 using deferred_truncated_gemm = gemm_t<1, true, true>;
+using entry_gemm = gemm_t<1, false, false, false, true>;
+static_assert(lcf::detail::has_block_entry<entry_gemm> && !lcf::detail::has_block_entry<small_gemm>,
+              "block_entry is detected exactly when the kernel defines it");
 static_assert(!lcf::traits<small_gemm>::DEFERS_FINISH_RELEASE && lcf::traits<deferred_gemm>::DEFERS_FINISH_RELEASE,
               "release_finish is detected exactly when the consumer defines it");
 using TR = lcf::traits<small_gemm>;
@@ -283,6 +298,26 @@ int main() {
   harness::expect_rel_err("LCF persistent GEMM 640x384x448 (7 blocks, aliased finish)", dc.download(), ref, 1e-2);
   // bf16 output: every element within bf16 rounding of the exact value.
   harness::expect_close("LCF GEMM elementwise", dc.download(), ref, 1e-2, 8e-3);
+
+  // block_entry: once in each block, by the producer warpgroup's first thread (128 here).
+  {
+    std::vector<int> calls(64, 0), thread(64, -1);
+    CHECK_CUDA(cudaMemcpyToSymbol(lcf_entry_calls, calls.data(), 64 * sizeof(int)));
+    CHECK_CUDA(cudaMemcpyToSymbol(lcf_entry_thread, thread.data(), 64 * sizeof(int)));
+    run_and_check<entry_gemm>(dc, {g.A, g.B, g.C, M / 64, N / 128, K / 64}, 7, "LCF GEMM with block_entry", ref);
+    CHECK_CUDA(cudaMemcpyFromSymbol(calls.data(), lcf_entry_calls, 64 * sizeof(int)));
+    CHECK_CUDA(cudaMemcpyFromSymbol(thread.data(), lcf_entry_thread, 64 * sizeof(int)));
+    int wrong = 0;
+    for (int b = 0; b < 64; ++b)
+      wrong += calls[b] != (b < 7 ? 1 : 0) || thread[b] != (b < 7 ? 128 : -1);
+    if (wrong) {
+      std::printf("FAIL LCF block_entry: %d of 64 blocks wrong (block 0: %d call(s), thread %d)\n", wrong, calls[0],
+                  thread[0]);
+      ++harness::failures;
+    } else {
+      std::printf("ok   LCF block_entry: once in each of 7 blocks, by thread 128\n");
+    }
+  }
 
   // compute_iters lowered and compute_begin raised per task: each tile sums a run of K's blocks.
   dc.poison();

@@ -23,6 +23,7 @@
  *     static constexpr bool FINISH_PER_WARPGROUP = true; // optional (default false)
  *     static constexpr int RING_START = lcf::RING_CONTINUE; // optional (default RING_RESTART)
  *     __device__ static void common_setup(lcf::common_args<K>&);
+ *     __device__ static void block_entry(const layout::globals&); // optional
  *     struct producer { __device__ static void setup(lcf::producer_setup_args<K>&);
  *                       __device__ static void load(lcf::producer_load_args<K>&); };
  *     struct consumer { __device__ static void setup(lcf::consumer_setup_args<K>&);
@@ -33,6 +34,10 @@
  * Contract (a broken one hangs or races, so the compiler that emits this must get it right):
  *  - common_setup runs in every thread at the top of every task; it sets `num_iters`
  *    (< 0 ends the block's loop; 0 runs setup and finish with no stages) deterministically.
+ *  - block_entry, where K defines it, runs once a block in one thread (the producer
+ *    warpgroup's first) at the block's entry, while thread 0 initialises the semaphores and
+ *    before any hook: for work that needs nothing of the block but the globals, such as
+ *    prefetching TMA descriptors (tma::prefetch), so that the first copies find them cached.
  *  - producer::load runs in all 128 producer threads once per stage; it must arm
  *    `inputs_arrived` for exactly the bytes it loads and make PRODUCER_ARRIVALS arrivals.
  *  - consumer::compute must make, for every stage, CONSUMER_ARRIVALS arrivals on that
@@ -141,6 +146,10 @@ KITTENS_LCF_INT_OR(MAX_SHARED_MEMORY, MAX_SHARED_MEMORY_SM90 - 2048)
 KITTENS_LCF_INT_OR(FINISH_PER_WARPGROUP, 0)
 KITTENS_LCF_INT_OR(RING_START, 0)
 #undef KITTENS_LCF_INT_OR
+
+// A requires-expression, so that a block_entry whose constraints fail counts as absent.
+template <class K>
+inline constexpr bool has_block_entry = requires(const typename K::layout::globals &g) { K::block_entry(g); };
 
 template <class K, class = void> struct has_release_finish : std::false_type {};
 template <class K>
@@ -373,6 +382,9 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       init_semaphore(setup_arrived[1][w], 1);
     }
     fence_semaphore_init();
+  }
+  if constexpr (detail::has_block_entry<K>) {
+    if (threadIdx.x == TR::NUM_CONSUMER_WARPGROUPS * WARPGROUP_THREADS) K::block_entry(g);
   }
   named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
 
