@@ -657,7 +657,7 @@ private:
 
   /// kittens' block_entry: the TMA descriptors prefetched at the block's entry,
   /// while its semaphores are initialised, so that the first copies find them
-  /// cached (bench/NOTES.md, session 27: +0.7 % at 2048^3).
+  /// cached (bench/NOTES.md, session 27: +0.2-0.4 % at 2048^3, paired).
   void emitBlockEntry() {
     w.comment("At the block's entry: the TMA descriptors into the descriptor cache, so that the "
               "first copies and stores do not wait for them.");
