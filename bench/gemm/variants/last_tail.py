@@ -25,56 +25,31 @@ end). In the block's last task nothing is loaded after its stages, so here:
 import os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kernel_patch import KernelPatch  # noqa: E402
+import last_task  # noqa: E402
 
 hold, stage = int(sys.argv[2]), int(sys.argv[3])
 order = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 assert 2 <= hold <= 4 and stage in (0, 1) and order in (0, 1) and not (stage and order)
 k = KernelPatch(sys.argv[1])
-k.edit("""  static constexpr int SPLIT_STAGES = 2;
-""", """  static constexpr int SPLIT_STAGES = 2;
-  static constexpr int HOLD_LAST = %d;          // the block's last task holds this many
-  static constexpr bool STAGE_IN_STAGE = %s; // its right half staged in a held stage
-  __device__ static bool long_tail(int task_iter, int num_iters, const layout::globals &g) {
-    return num_iters > HOLD_LAST &&
-           (task_iter + 1) * int(gridDim.x) + int(blockIdx.x) >= g.m_count * g.n_count;
-  }
-""" % (hold, "true" if stage else "false"))
-
+last_task.declare(k, hold, stage, "the block's last task holds this many")
 held = "".join("""        auto &held%d = args.input_at(split + %d);
         kittens::warpgroup::mma_AB(args.state.acc[1],
                                    held%d.a.subtile<64, 64>(kittens::warpgroupid(), 0),
                                    held%d.b.subtile<64, 128>(0, 1));
 """ % (i, i, i, i) for i in range(hold))
-release = "".join("        kittens::arrive(args.inputs_finished_at(split + %d));\n" % i for i in range(hold))
 k.edit("""      const int split = args.num_iters - SPLIT_STAGES; // the first split stage
 """, """      const bool last_task = long_tail(args.task_iter, args.num_iters, args.globals);
       const int split = args.num_iters - (last_task ? HOLD_LAST : SPLIT_STAGES);
 """)
 k.edit("""      // The task's last stage: the right half of every held stage, and the left half stored while
 """, """      if (last_task) {
-%s%s%s        kittens::warpgroup::mma_async_wait<HOLD_LAST>(); // the left half is done
-        store_part<0>(args, args.state.acc[0], args.finish.result);
-        kittens::warpgroup::mma_async_wait<0>();
-        if constexpr (STAGE_IN_STAGE) {
-          kittens::named_sync(4, 256); // both warpgroups are past every product on the held stages
-          store_part<1>(args, args.state.acc[1],
-                        *reinterpret_cast<result_tile *>(&args.input_at(split + kittens::warpgroupid())));
-        } else if (kittens::laneid() == 0) {
-%s        }
-        return;
-      }
+%s%s%s%s      }
       // The task's last stage: the right half of every held stage, and the left half stored while
 """ % ("        if (kittens::warpgroupid() == 1) kittens::named_sync(5, 256); // after warpgroup 0's issue\n" if order else "",
        held,
        "        if (kittens::warpgroupid() == 0) kittens::named_arrive(5, 256);\n" if order else "",
-       release))
-k.edit("""      if (args.num_iters > SPLIT_STAGES) {
-        wait_staging_read();
-""", """      if (STAGE_IN_STAGE && long_tail(args.task_iter, args.num_iters, args.globals))
-        return; // compute stored both halves
-      if (args.num_iters > SPLIT_STAGES) {
-        wait_staging_read();
-""")
+       last_task.ending("split", hold)))
+last_task.finish_skips_staged(k)
 k.write()
 print("gemm_none: the block's last task holds %d stages%s%s" % (
     hold, ", its right half staged in a held stage" if stage else "",

@@ -24,6 +24,7 @@ sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", ".."))
 from kernel_patch import KernelPatch  # noqa: E402
 from lcf_patch import LcfPatch  # noqa: E402
+import last_task  # noqa: E402
 
 include, dest, gemm_cu, hold, stage = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 assert 2 <= hold <= 4 and stage in (0, 1)
@@ -46,15 +47,7 @@ lcf.edit("""inputs, inputs_finished, ring_base, finish_of(TR::FINISH_PER_WARPGRO
 lcf.write()
 
 k = KernelPatch(gemm_cu)
-k.edit("""  static constexpr int SPLIT_STAGES = 2;
-""", """  static constexpr int SPLIT_STAGES = 2;
-  static constexpr int HOLD_LAST = %d;          // the block's last task's stages in one call
-  static constexpr bool STAGE_IN_STAGE = %s; // its right half staged in a held stage
-  __device__ static bool long_tail(int task_iter, int num_iters, const layout::globals &g) {
-    return num_iters > HOLD_LAST &&
-           (task_iter + 1) * int(gridDim.x) + int(blockIdx.x) >= g.m_count * g.n_count;
-  }
-""" % (hold, "true" if stage else "false"))
+last_task.declare(k, hold, stage, "the block's last task's stages in one call")
 left = "".join("""        args.wait_arrived_at(first + %d);
         kittens::warpgroup::mma_AB(args.state.acc[0],
                                    args.input_at(first + %d).a.subtile<64, 64>(kittens::warpgroupid(), 0),
@@ -64,7 +57,6 @@ right = "".join("""        kittens::warpgroup::mma_AB(args.state.acc[1],
                                    args.input_at(first + %d).a.subtile<64, 64>(kittens::warpgroupid(), 0),
                                    args.input_at(first + %d).b.subtile<64, 128>(0, 1));
 """ % (j, j) for j in range(hold))
-release = "".join("          kittens::arrive(args.inputs_finished_at(first + %d));\n" % j for j in range(hold))
 k.edit("""      auto a_rows = args.input.a.subtile<64, 64>(kittens::warpgroupid(), 0);
       const int split = args.num_iters - SPLIT_STAGES; // the first split stage
 """, """      auto a_rows = args.input.a.subtile<64, 64>(kittens::warpgroupid(), 0);
@@ -74,26 +66,10 @@ k.edit("""      auto a_rows = args.input.a.subtile<64, 64>(kittens::warpgroupid(
         if (args.iter > first)
           return; // computed in the call for stage `first`
         kittens::warpgroup::mma_AB(args.state.acc[0], a_rows, args.input.b.subtile<64, 128>(0, 0));
-%s%s        kittens::warpgroup::mma_async_wait<HOLD_LAST>(); // the left half is done
-        store_part<0>(args, args.state.acc[0], args.finish.result);
-        kittens::warpgroup::mma_async_wait<0>();
-        if constexpr (STAGE_IN_STAGE) {
-          kittens::named_sync(4, 256); // both warpgroups are past every product on the held stages
-          store_part<1>(args, args.state.acc[1],
-                        *reinterpret_cast<result_tile *>(&args.input_at(first + kittens::warpgroupid())));
-        } else if (kittens::laneid() == 0) {
-%s        }
-        return;
-      }
+%s%s%s      }
       const int split = args.num_iters - SPLIT_STAGES; // the first split stage
-""" % (left, right, release))
-k.edit("""      if (args.num_iters > SPLIT_STAGES) {
-        wait_staging_read();
-""", """      if (STAGE_IN_STAGE && long_tail(args.task_iter, args.num_iters, args.globals))
-        return; // compute stored both halves
-      if (args.num_iters > SPLIT_STAGES) {
-        wait_staging_read();
-""")
+""" % (left, right, last_task.ending("first", hold)))
+last_task.finish_skips_staged(k)
 k.write()
 print("kittens: wait_arrived_at; gemm_none: the block's last task's last %d stages in one call%s" % (
     hold, ", its right half staged in a held stage" if stage else ""))
