@@ -18,8 +18,7 @@ early = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 patch = LcfPatch(sys.argv[2], copy_from=sys.argv[1])
 patch.edit("""    fence_semaphore_init();
   }
-  named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
-""", """    fence_semaphore_init();
+  if constexpr (detail::has_block_entry<K>) {""", """    fence_semaphore_init();
     asm volatile("fence.proxy.async.shared::cta;\\n" ::: "memory");
     // Task 0's first stages, before anyone else is past the barrier.
     typename TR::common_state c0{};
@@ -32,8 +31,7 @@ patch.edit("""    fence_semaphore_init();
       K::producer::load(la);
     }
   }
-  named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
-""")
+  if constexpr (detail::has_block_entry<K>) {""")
 patch.edit("""        wait(inputs_finished[s], ph.empty(s));
         ph.flip_empty(s);
         producer_load_args<K>""", """        wait(inputs_finished[s], ph.empty(s));
