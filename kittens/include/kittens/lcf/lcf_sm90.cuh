@@ -358,9 +358,8 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   auto finish_of = [&](int w) -> typename TR::finish_block & {
     return *reinterpret_cast<typename TR::finish_block *>(base + TR::finish_offset(w));
   };
-  // The ring slot of a task's stage `it` (TR::slot), and the slot where the next task starts
-  // (a task without stages leaves it where it was).
-  auto slot = [](int ring_base, int it) { return TR::slot(ring_base, it); };
+  // The slot where the next task starts (a task without stages leaves it where it was); a
+  // task's stage `it` lies in TR::slot(ring_base, it).
   auto next_ring_base = [](int ring_base, int num_iters) {
     if constexpr (TR::RING_START == RING_CONTINUE) return (ring_base + num_iters) % S;
     else if constexpr (TR::RING_START == RING_SKIP_LAST)
@@ -402,7 +401,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       producer_setup_args<K> sa{{common, task_iter, num_iters, g, scratch}, state};
       K::producer::setup(sa);
       auto load_stage = [&](int it) {
-        const int s = slot(ring_base, it);
+        const int s = TR::slot(ring_base, it);
         wait(inputs_finished[s], ph.empty(s));
         ph.flip_empty(s);
         producer_load_args<K> la{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_arrived[s], it};
@@ -460,7 +459,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       auto release_unread = [&](int &it, int end) {
         if constexpr (TR::CONSUMER_ARRIVALS == TR::NUM_CONSUMER_WARPS) {
           for (; it < end; ++it) {
-            const int s = slot(ring_base, it);
+            const int s = TR::slot(ring_base, it);
             wait(inputs_arrived[s], ph.full(s));
             ph.flip_full(s);
             if (laneid() == 0) arrive(inputs_finished[s]);
@@ -476,10 +475,10 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       release_unread(it, compute_begin < compute_iters ? compute_begin : compute_iters);
       const int first = it;
       for (; it < compute_iters; ++it) {
-        const int s = slot(ring_base, it);
+        const int s = TR::slot(ring_base, it);
         wait(inputs_arrived[s], ph.full(s));
         ph.flip_full(s);
-        semaphore *prev = it > first ? &inputs_finished[slot(ring_base, it - 1)] : nullptr;
+        semaphore *prev = it > first ? &inputs_finished[TR::slot(ring_base, it - 1)] : nullptr;
         consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev,
                                     inputs, inputs_finished, ring_base, finish_of(TR::FINISH_PER_WARPGROUP ? wg : 0)};
         K::consumer::compute(xa);
