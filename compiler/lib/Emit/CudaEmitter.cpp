@@ -765,17 +765,17 @@ private:
   void emitConsumer() {
     auto consumer = w.scope("struct consumer", ";");
     {
-      auto fn = w.scope(fmt::format(
-          "__device__ static void setup(kittens::lcf::consumer_setup_args<{}> &args)", structName));
-      // Every stage adds one product into the accumulator, and the first stage's
-      // product overwrites it instead (wgmma's scale-d off at iter 0): zeroing it here
-      // matters only to a task without stages.
+      // The accumulator starts at zero (the IR's zeroInit) without being zeroed: every stage
+      // adds one product into it, the first stage's product overwrites it instead (wgmma's
+      // scale-d off at iter 0), and every task has a stage, as the launcher refuses a size
+      // below 1. Zeroing it anyway cost ~200 instructions a task on the consumers' way to
+      // their first stage (bench/NOTES.md, session 28).
       TKC_INTERNAL_ASSERT(k.zeroInit.size() == 1 && k.zeroInit.front() == k.store->state,
                           "the matrix-product form zeroes exactly its stored accumulator");
-      w.line("if (args.num_iters == 0) {");
-      for (int p = 0; p < resultParts; ++p)
-        w.linef("  kittens::zero({});", accPart(p));
-      w.line("}");
+      w.line("// Nothing to zero: every task has a stage (the launcher refuses sizes below");
+      w.line("// 1), and the first stage's product overwrites the accumulator.");
+      w.linef("__device__ static void setup(kittens::lcf::consumer_setup_args<{}> &) {{}}",
+              structName);
     }
     TKC_INTERNAL_ASSERT(k.mmas.size() == 1 && llvm::is_contained(k.zeroInit, k.mmas.front().acc),
                         "the first stage's product overwrites a zeroed accumulator");

@@ -12,7 +12,8 @@
  *                                      // (one for the block, or one per consumer warpgroup)
  *       struct scratch_block { ... };  // optional: per-block smem that lives all kernel long
  *       struct common_state { ... };   // optional per-thread state set by common_setup
- *       struct producer_state { ... }; struct consumer_state { ... }; // optional
+ *       struct producer_state { ... }; struct consumer_state { ... }; // optional, per thread,
+ *                                      // default-initialised (see the contract)
  *     };
  *     static constexpr int INPUT_STAGES = 4;          // required, 1..16
  *     static constexpr int NUM_CONSUMER_WARPGROUPS = 2; // optional (default 2)
@@ -34,6 +35,11 @@
  * Contract (a broken one hangs or races, so the compiler that emits this must get it right):
  *  - common_setup runs in every thread at the top of every task; it sets `num_iters`
  *    (< 0 ends the block's loop; 0 runs setup and finish with no stages) deterministically.
+ *  - producer_state and consumer_state are default-initialised, once a thread for the whole
+ *    block: a member without an initialiser holds no value until a hook writes it. A kernel
+ *    that needs a member zeroed zeroes it in setup (every task) or gives it an initialiser
+ *    (once). Value-initialising a 128-register accumulator the first product overwrites anyway
+ *    cost the consumers ~64 instructions run for the first time on the way to their first stage.
  *  - block_entry, where K defines it, runs once a block in one thread (the producer
  *    warpgroup's first) at the block's entry, while thread 0 initialises the semaphores and
  *    before any hook: for work that needs nothing of the block but the globals, such as
@@ -390,7 +396,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   typename TR::common_state common{};
   if (warpgroupid() == TR::NUM_CONSUMER_WARPGROUPS) { // the producer warpgroup (last)
     warpgroup::decrease_registers<TR::PRODUCER_REGISTERS>();
-    typename TR::producer_state state{};
+    typename TR::producer_state state; // default-initialised: setup writes what it reads
     ring_phases ph;
     int ring_base = 0; // the slot of the task's first stage (see RING_START)
     for (int task_iter = 0;; ++task_iter) {
@@ -421,7 +427,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
     }
   } else {
     warpgroup::increase_registers<TR::CONSUMER_REGISTERS>();
-    typename TR::consumer_state state{};
+    typename TR::consumer_state state; // default-initialised: setup writes what it reads
     ring_phases ph;
     int ring_base = 0; // as the producer's
     // Consumers know the block's next task one task ahead, so that setup may load its tiles early.
