@@ -1,6 +1,6 @@
 """Shared by the scripts that patch a copy of kittens' LCF template for diagnostics and
-probes (bench/attention/timeline/patch_lcf.py, bench/gemm/timeline/patch_start.py,
-bench/gemm/variants/{early_params,setup_ahead,one_chunk_maps,early_loads}.py): copy kittens,
+probes (bench/attention/timeline/patch_lcf.py, bench/gemm/timeline/patch_{start,arrival}.py, and
+the kittens edits among bench/gemm/variants/, e.g. early_loads.py or no_zero.py): copy kittens,
 then replace exact snippets of kittens/lcf/lcf_sm90.cuh (or another header), each of which must
 occur exactly once."""
 import shutil
@@ -24,6 +24,12 @@ class LcfPatch:
         count = self.text.count(old)
         if count != 1:
             sys.exit(f"{Path(sys.argv[0]).name}: expected one '{old.strip()[:60]}' in {self.path}, found {count}")
+        self.text = self.text.replace(old, new)
+
+    def edit_each(self, old, new):
+        """Replace every occurrence of `old` (at least one)."""
+        if old not in self.text:
+            sys.exit(f"{Path(sys.argv[0]).name}: expected '{old.strip()[:60]}' in {self.path}")
         self.text = self.text.replace(old, new)
 
     def write(self):

@@ -40,14 +40,14 @@ __device__ __forceinline__ unsigned long long lcf_now() {
       ::kittens::lcf::lcf_trace[((blockIdx.x * 48 + (task)) * 4 + (w)) * 16 + (ev)] = (val);      \\
   } while (0)
 /// The LCF kernel. Launch with""")
-edit("""  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {""", """  {
+edit("""  shared_allocator alloc(lcf_smem_raw);
+""", """  {
     const int w = warpgroupid() < TR::NUM_CONSUMER_WARPGROUPS ? warpgroupid() : 3;
     LCF_T(0, w, 9, lcf_now());
     LCF_T(0, w, 10, (unsigned long long)clock64());
   }
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {""")
+  shared_allocator alloc(lcf_smem_raw);
+""")
 edit("""      for (; it < num_iters && it < TR::SAFE_STAGES; ++it) load_stage(it);""",
      """      for (; it < num_iters && it < TR::SAFE_STAGES; ++it) {
         load_stage(it);
@@ -75,11 +75,11 @@ edit("""        wait(finish_finished, (task_iter & 1) ^ 1);
         for (; it < num_iters; ++it) load_stage(it);""")
 edit("""      const int first = it;
       for (; it < compute_iters; ++it) {
-        const int s = slot(ring_base, it);
+        const int s = TR::slot(ring_base, it);
         wait(inputs_arrived[s], ph.full(s));""", """      const int first = it;
       unsigned long long lcf_waited = 0;
       for (; it < compute_iters; ++it) {
-        const int s = slot(ring_base, it);
+        const int s = TR::slot(ring_base, it);
         constexpr bool lcf_waits = ((LCF_EVENTS >> 15) & 1) != 0; // light builds leave the clock alone
         const unsigned long long lcf_w0 = lcf_waits ? clock64() : 0;
         wait(inputs_arrived[s], ph.full(s));

@@ -17,53 +17,61 @@ from lcf_patch import LcfPatch  # noqa: E402
 patch = LcfPatch(sys.argv[1])
 edit = patch.edit
 C = "(unsigned long long)clock64()"
+# Its own stamp macro, which -DLCF_EVENTS does not thin out (these columns of slot 47 are not
+# the task events the mask names).
+edit("""/// The LCF kernel. Launch with""", """#define LCF_TS(task, w, ev, val)                                                                  \\
+  do {                                                                                            \\
+    if ((threadIdx.x & 127) == 0 && blockIdx.x < 132)                                             \\
+      ::kittens::lcf::lcf_trace[((blockIdx.x * 48 + (task)) * 4 + (w)) * 16 + (ev)] = (val);      \\
+  } while (0)
+/// The LCF kernel. Launch with""")
 edit("""    LCF_T(0, w, 10, (unsigned long long)clock64());
   }""", """    LCF_T(0, w, 10, (unsigned long long)clock64());
-    LCF_T(47, w, 0, %s);
+    LCF_TS(47, w, 0, %s);
   }""" % C)
 edit("""    fence_semaphore_init();
-  }
-  named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
 """, """    fence_semaphore_init();
-    LCF_T(47, 0, 1, %s);
-  }
-  named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
-  { const int w = warpgroupid() < TR::NUM_CONSUMER_WARPGROUPS ? warpgroupid() : 3; LCF_T(47, w, 2, %s); }
-""" % (C, C))
+    LCF_TS(47, 0, 1, %s);
+""" % C)
+# Past the block-wide barrier (a probe may meet at it in each branch: every place is stamped).
+patch.edit_each("""named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
+""", """named_sync(LCF_BARRIER_ALL, TR::NUM_THREADS);
+  { const int w = warpgroupid() < TR::NUM_CONSUMER_WARPGROUPS ? warpgroupid() : 3; LCF_TS(47, w, 2, %s); }
+""" % C)
 edit("""    warpgroup::decrease_registers<TR::PRODUCER_REGISTERS>();
 """, """    warpgroup::decrease_registers<TR::PRODUCER_REGISTERS>();
-    LCF_T(47, 3, 3, %s);
+    LCF_TS(47, 3, 3, %s);
 """ % C)
 edit("""      K::common_setup(ca);
       if (num_iters < 0) break;
 """, """      K::common_setup(ca);
-      if (task_iter == 0) LCF_T(47, 3, 4, %s);
+      if (task_iter == 0) LCF_TS(47, 3, 4, %s);
       if (num_iters < 0) break;
 """ % C)
 edit("""        wait(inputs_finished[s], ph.empty(s));
         ph.flip_empty(s);
 """, """        wait(inputs_finished[s], ph.empty(s));
-        if (task_iter == 0 && it == 0) LCF_T(47, 3, 5, %s);
+        if (task_iter == 0 && it == 0) LCF_TS(47, 3, 5, %s);
         ph.flip_empty(s);
 """ % C)
 edit("""        if (it == 0) LCF_T(task_iter, 3, 1, lcf_now());""", """        if (it == 0) LCF_T(task_iter, 3, 1, lcf_now());
-        if (it == 0 && task_iter == 0) LCF_T(47, 3, 6, %s);""" % C)
+        if (it == 0 && task_iter == 0) LCF_TS(47, 3, 6, %s);""" % C)
 edit("""    warpgroup::increase_registers<TR::CONSUMER_REGISTERS>();
 """, """    warpgroup::increase_registers<TR::CONSUMER_REGISTERS>();
-    { const int w = warpgroupid(); LCF_T(47, w, 3, %s); }
+    { const int w = warpgroupid(); LCF_TS(47, w, 3, %s); }
 """ % C)
 edit("""      common_args<K> ca{common, 0, num_iters, g, scratch};
       K::common_setup(ca);
 """, """      common_args<K> ca{common, 0, num_iters, g, scratch};
       K::common_setup(ca);
-      { const int w = warpgroupid(); LCF_T(47, w, 4, %s); }
+      { const int w = warpgroupid(); LCF_TS(47, w, 4, %s); }
 """ % C)
 edit("""      K::common_setup(na);
 """, """      K::common_setup(na);
-      if (task_iter == 0) { const int w = warpgroupid(); LCF_T(47, w, 5, %s); }
+      if (task_iter == 0) { const int w = warpgroupid(); LCF_TS(47, w, 5, %s); }
 """ % C)
 edit("""      K::consumer::setup(sa);
 """, """      K::consumer::setup(sa);
-      if (task_iter == 0) LCF_T(47, wg, 6, %s);
+      if (task_iter == 0) LCF_TS(47, wg, 6, %s);
 """ % C)
 patch.write()
