@@ -840,12 +840,11 @@ private:
       } else {
         if (k.plan.splitStages) {
           w.comment("Split, compute stored the left half through the staging tile already.");
-          auto split = w.scope("if (args.num_iters > SPLIT_STAGES)");
-          w.line("wait_staging_read();");
-          w.linef("store_part<1>(args, {}, args.finish.result);", accPart(1));
-          w.line("return;");
+          w.line("if (args.num_iters <= SPLIT_STAGES)");
+          w.linef("  store_part<0>(args, {}, args.finish.result);", accPart(0));
+        } else {
+          w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
         }
-        w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
         w.line("wait_staging_read();");
         w.linef("store_part<1>(args, {}, args.finish.result);", accPart(1));
       }
