@@ -214,6 +214,12 @@ public:
                 "left half's store leaves while the right half's products run.");
       w.linef("static constexpr int SPLIT_STAGES = {};", k.plan.splitStages);
     }
+    // kittens' EARLY_STAGES asks for a load issued from the warpgroup's lane 0 alone that keeps
+    // no producer state, which the loads below are (bench/NOTES.md, session 28: with the
+    // consumers' way to their first stage short, the copy decides when it is there).
+    w.comment("Task 0's first stage loaded by thread 0 as soon as the semaphores exist, before "
+              "the block-wide barrier.");
+    w.line("static constexpr int EARLY_STAGES = 1;");
     w.blank();
     emitBlockEntry();
     w.blank();

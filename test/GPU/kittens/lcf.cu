@@ -35,10 +35,12 @@ using namespace kittens;
 /// block of its own): task (m, n) takes the first 1 + (m + n) % k_iters blocks of K only,
 /// so that tasks of one stage (fewer than SAFE_STAGES) follow longer ones. Entry: a
 /// block_entry that prefetches the descriptors and records, per block, how often it ran and
-/// in which thread (lcf_entry_calls, lcf_entry_thread).
+/// in which thread (lcf_entry_calls, lcf_entry_thread). Early: EARLY_STAGES, task 0's first
+/// stages loaded by thread 0 at the entry.
 __device__ int lcf_entry_calls[64];
 __device__ int lcf_entry_thread[64];
-template <int WGS, bool Truncated, bool Deferred, bool ShortTasks = false, bool Entry = false> struct gemm_t {
+template <int WGS, bool Truncated, bool Deferred, bool ShortTasks = false, bool Entry = false, int Early = 0>
+struct gemm_t {
   using gemm = gemm_t;
   using a_tile = st_bf<64 * WGS, 64>;
   using b_tile = st_bf<64, 128>;
@@ -63,6 +65,7 @@ template <int WGS, bool Truncated, bool Deferred, bool ShortTasks = false, bool 
   // bytes with stage 2, and with two warpgroups warpgroup 0's lies past the stages.
   static constexpr int MAX_SHARED_MEMORY = 3 * (8 * WGS + 16) * 1024 + 8 * WGS * 1024;
   static constexpr bool FINISH_PER_WARPGROUP = WGS > 1;
+  static constexpr int EARLY_STAGES = Early;
 
   __device__ static void block_entry(const typename layout::globals &g) requires Entry {
     tma::prefetch(g.A);
@@ -150,6 +153,12 @@ static_assert(TR::NUM_THREADS == 256, "one consumer + one producer warpgroup");
 /// warpgroup 1 waits for the other before its finish; warpgroup 0 arrives and goes on.
 using split_finish_gemm = gemm_t<2, false, false, true>;
 using split_finish_deferred_gemm = gemm_t<2, false, true, true>;
+/// Task 0's first two stages loaded by thread 0 at the entry: with full tasks, and with short
+/// ones (a block's first task may have one stage, fewer than EARLY_STAGES).
+using early_gemm = gemm_t<1, false, false, false, false, 2>;
+using early_short_gemm = gemm_t<2, false, true, true, false, 2>;
+static_assert(lcf::traits<early_gemm>::EARLY_STAGES == 2 && lcf::traits<small_gemm>::EARLY_STAGES == 0,
+              "EARLY_STAGES is read from the kernel, 0 by default");
 using TS = lcf::traits<split_finish_gemm>;
 static_assert(TS::STAGE_BYTES == 32 * 1024 && TS::FINISH_BYTES == 32 * 1024 && TS::FINISH_OFFSET == 80 * 1024,
               "three 32 KiB stages (0..96 KiB), two 16 KiB finish blocks at 80..112 KiB");
@@ -319,6 +328,9 @@ int main() {
     }
   }
 
+  run_and_check<early_gemm>(dc, {g.A, g.B, g.C, M / 64, N / 128, K / 64}, 7,
+                            "LCF GEMM, task 0's first two stages issued by thread 0 at the entry", ref);
+
   // compute_iters lowered and compute_begin raised per task: each tile sums a run of K's blocks.
   dc.poison();
   truncated_gemm::layout::globals gt{g.A, g.B, g.C, M / 64, N / 128, K / 64};
@@ -358,6 +370,8 @@ int main() {
     run_and_check<split_finish_deferred_gemm>(dc, {gs.A, gs.B, gs.C, M / 128, N / 128, K / 64}, 4,
                                               "LCF GEMM, a finish block per warpgroup, released by release_finish",
                                               ref_s);
+    run_and_check<early_short_gemm>(dc, {gs.A, gs.B, gs.C, M / 128, N / 128, K / 64}, 4,
+                                    "LCF GEMM, short tasks, task 0's first two stages issued by thread 0", ref_s);
   }
 
   // Tiles loaded one task ahead, warpgroups apart: 30 tasks on 7 blocks (4 or 5 each).

@@ -23,6 +23,7 @@
  *     static constexpr int CONSUMER_REGISTERS = 232; // optional (default: what fits)
  *     static constexpr bool FINISH_PER_WARPGROUP = true; // optional (default false)
  *     static constexpr int RING_START = lcf::RING_CONTINUE; // optional (default RING_RESTART)
+ *     static constexpr int EARLY_STAGES = 1;         // optional (default 0)
  *     __device__ static void common_setup(lcf::common_args<K>&);
  *     __device__ static void block_entry(const layout::globals&); // optional
  *     struct producer { __device__ static void setup(lcf::producer_setup_args<K>&);
@@ -35,6 +36,14 @@
  * Contract (a broken one hangs or races, so the compiler that emits this must get it right):
  *  - common_setup runs in every thread at the top of every task; it sets `num_iters`
  *    (< 0 ends the block's loop; 0 runs setup and finish with no stages) deterministically.
+ *  - EARLY_STAGES (0 by default) of task 0's first stages are loaded by thread 0 right after it
+ *    initialises the semaphores, before the block-wide barrier: it runs common_setup for task 0
+ *    and producer::load for those stages (with a fresh producer_state; producer::setup does
+ *    not run for them), and the producer warpgroup later skips them. Only for a load that
+ *    issues from the warpgroup's lane 0 alone (thread 0 is lane 0 of its warpgroup) and needs
+ *    nothing setup or earlier loads leave in producer_state. Every other warp waits at the
+ *    barrier while thread 0 issues them: it pays where the copy, not the consumers' own way to
+ *    their first stage, decides when the first stage is there (tkc's matrix-product kernels).
  *  - producer_state and consumer_state are default-initialised, once a thread for the whole
  *    block: a member without an initialiser holds no value until a hook writes it. A kernel
  *    that needs a member zeroed zeroes it in setup (every task) or gives it an initialiser
@@ -151,6 +160,7 @@ KITTENS_LCF_INT_OR(CONSUMER_REGISTERS, -1)
 KITTENS_LCF_INT_OR(MAX_SHARED_MEMORY, MAX_SHARED_MEMORY_SM90 - 2048)
 KITTENS_LCF_INT_OR(FINISH_PER_WARPGROUP, 0)
 KITTENS_LCF_INT_OR(RING_START, 0)
+KITTENS_LCF_INT_OR(EARLY_STAGES, 0)
 #undef KITTENS_LCF_INT_OR
 
 // A requires-expression, so that a block_entry whose constraints fail counts as absent.
@@ -209,6 +219,8 @@ template <class K> struct traits {
   static constexpr bool FINISH_PER_WARPGROUP = detail::FINISH_PER_WARPGROUP_of<K>::value != 0;
   /// Where each task's first stage goes in the ring (see the file comment).
   static constexpr int RING_START = detail::RING_START_of<K>::value;
+  /// Task 0's first stages whose loads thread 0 issues at the block's entry (see the contract).
+  static constexpr int EARLY_STAGES = detail::EARLY_STAGES_of<K>::value;
   /// The ring slot of a task's stage `it` when the task's first stage went to `ring_base`.
   KITTENS_HOST_DEVICE static constexpr int slot(int ring_base, int it) {
     return RING_START == RING_RESTART ? it % INPUT_STAGES : (ring_base + it) % INPUT_STAGES;
@@ -271,6 +283,8 @@ template <class K> struct traits {
                 "lcf: RING_START must be RING_RESTART, RING_CONTINUE or RING_SKIP_LAST");
   static_assert(RING_START == RING_RESTART || !HAS_FINISH,
                 "lcf: RING_START other than RING_RESTART needs a layout without finish_block: the finish block aliases fixed slots, which the producer may load only after the previous finish");
+  static_assert(EARLY_STAGES >= 0 && EARLY_STAGES <= (HAS_FINISH ? SAFE_STAGES : INPUT_STAGES),
+                "lcf: EARLY_STAGES must be 0..SAFE_STAGES (0..INPUT_STAGES without a finish block): thread 0 loads them into the first slots at the entry");
   static_assert(SAFE_STAGES >= 1 || !HAS_FINISH,
                 "lcf: finish_block aliases every input stage, so the next task could never start loading early; shrink finish_block or input_block");
 };
@@ -387,6 +401,22 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
       init_semaphore(setup_arrived[1][w], 1);
     }
     fence_semaphore_init();
+    if constexpr (TR::EARLY_STAGES > 0) {
+      // Task 0's first stages, issued before anyone else is past the barrier (see the
+      // contract). The copies complete on the semaphores through the async proxy, which must
+      // see their initialisation too.
+      fence_async_shared();
+      typename TR::common_state first{};
+      int first_iters = -1;
+      common_args<K> ca{first, 0, first_iters, g, scratch};
+      K::common_setup(ca);
+      typename TR::producer_state first_state;
+      for (int it = 0; it < first_iters && it < TR::EARLY_STAGES; ++it) {
+        const int s = TR::slot(0, it);
+        producer_load_args<K> la{{first, 0, first_iters, g, scratch}, first_state, stage(s), inputs_arrived[s], it};
+        K::producer::load(la);
+      }
+    }
   }
   if constexpr (detail::has_block_entry<K>) {
     if (threadIdx.x == TR::NUM_CONSUMER_WARPGROUPS * WARPGROUP_THREADS) K::block_entry(g);
@@ -410,6 +440,7 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
         const int s = TR::slot(ring_base, it);
         wait(inputs_finished[s], ph.empty(s));
         ph.flip_empty(s);
+        if (TR::EARLY_STAGES > 0 && task_iter == 0 && it < TR::EARLY_STAGES) return; // thread 0 issued it
         producer_load_args<K> la{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_arrived[s], it};
         K::producer::load(la);
       };
