@@ -1,4 +1,5 @@
-"""Probe edit (not shipped; bench/NOTES.md session 25): the block's first copies issued by
+"""Probe edit (bench/NOTES.md sessions 25 and 28; since 76992a4 kittens' EARLY_STAGES does this for
+kernels that ask, so apply it only to a kittens copy from before): the block's first copies issued by
 thread 0 right after it initialises the semaphores. Shipped, the producer warpgroup issues them
 after the block-wide barrier, setmaxnreg, task 0's common_setup and the first empty waits:
 ~1,500 cycles after the entry at 2048^3 (gemm_timeline_h100_2026-11-23_d8da638_variants.txt),
