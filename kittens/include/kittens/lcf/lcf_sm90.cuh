@@ -167,6 +167,8 @@ KITTENS_LCF_INT_OR(EARLY_STAGES, 0)
 template <class K>
 inline constexpr bool has_block_entry = requires(const typename K::layout::globals &g) { K::block_entry(g); };
 
+// By the member's address, not by a call as above: a call would name consumer_release_args<K>,
+// whose members need traits<K>, which this trait helps define.
 template <class K, class = void> struct has_release_finish : std::false_type {};
 template <class K>
 struct has_release_finish<K, std::void_t<decltype(&K::consumer::release_finish)>> : std::true_type {};
