@@ -6,7 +6,9 @@
 // RUN: not %nvcc %sm90_flags -c %s -o %t.o -DCASE=4 2>&1 | grep -q "cols must be a multiple of the swizzle chunk"
 // RUN: not %nvcc %sm90_flags -c %s -o %t.o -DCASE=5 2>&1 | grep -q "R must be a multiple of 8 in 24..256"
 // RUN: not %nvcc %sm90_flags -c %s -o %t.o -DCASE=6 2>&1 | grep -q "wgmma operands must be swizzled shared tiles"
+// RUN: not %nvcc %sm90_flags -c %s -o %t.o -DCASE=7 2>&1 | grep -q "EARLY_STAGES must be 0..SAFE_STAGES"
 // RUN: %nvcc %sm90_flags -c %s -o %t.o -DCASE=0
+// RUN: %nvcc %sm90_flags -c %s -o %t.o -DCASE=8
 #include <kittens/kittens.cuh>
 
 using namespace kittens;
@@ -35,6 +37,12 @@ struct base_cfg {
   static constexpr int CONSUMER_REGISTERS = 240;
 #elif CASE == 2
   static constexpr int INPUT_STAGES = 5; // 5 * 48 KiB > 225 KiB
+#elif CASE == 7
+  static constexpr int INPUT_STAGES = 4;
+  static constexpr int EARLY_STAGES = 5; // more than the ring holds
+#elif CASE == 8
+  static constexpr int INPUT_STAGES = 4;
+  static constexpr int EARLY_STAGES = 4; // every slot, without a finish block: allowed
 #else
   static constexpr int INPUT_STAGES = 4;
 #endif
