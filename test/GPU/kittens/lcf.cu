@@ -36,9 +36,11 @@ using namespace kittens;
 /// so that tasks of one stage (fewer than SAFE_STAGES) follow longer ones. Entry: a
 /// block_entry that prefetches the descriptors and records, per block, how often it ran and
 /// in which thread (lcf_entry_calls, lcf_entry_thread). Early: EARLY_STAGES, task 0's first
-/// stages loaded by thread 0 at the entry.
+/// stages loaded by thread 0 at the entry; the load records, per block, which thread issued
+/// each of task 0's first three stages (lcf_first_issuer).
 __device__ int lcf_entry_calls[64];
 __device__ int lcf_entry_thread[64];
+__device__ int lcf_first_issuer[64][3];
 template <int WGS, bool Truncated, bool Deferred, bool ShortTasks = false, bool Entry = false, int Early = 0>
 struct gemm_t {
   using gemm = gemm_t;
@@ -87,6 +89,8 @@ struct gemm_t {
     __device__ static void setup(lcf::producer_setup_args<gemm> &) {}
     __device__ static void load(lcf::producer_load_args<gemm> &a) {
       if (warpgroup::laneid() == 0) {
+        if constexpr (Early > 0)
+          if (a.task_iter == 0 && a.iter < 3) lcf_first_issuer[blockIdx.x][a.iter] = threadIdx.x;
         expect(a.inputs_arrived, a.input.a, a.input.b);
         tma::load_async(a.input.a, a.globals.A, {0, 0, a.common.m, a.iter}, a.inputs_arrived);
         tma::load_async(a.input.b, a.globals.B, {0, 0, a.iter, a.common.n}, a.inputs_arrived);
@@ -328,8 +332,25 @@ int main() {
     }
   }
 
-  run_and_check<early_gemm>(dc, {g.A, g.B, g.C, M / 64, N / 128, K / 64}, 7,
-                            "LCF GEMM, task 0's first two stages issued by thread 0 at the entry", ref);
+  {
+    std::vector<int> issuer(64 * 3, -1);
+    CHECK_CUDA(cudaMemcpyToSymbol(lcf_first_issuer, issuer.data(), issuer.size() * sizeof(int)));
+    run_and_check<early_gemm>(dc, {g.A, g.B, g.C, M / 64, N / 128, K / 64}, 7,
+                              "LCF GEMM, task 0's first two stages issued by thread 0 at the entry", ref);
+    CHECK_CUDA(cudaMemcpyFromSymbol(issuer.data(), lcf_first_issuer, issuer.size() * sizeof(int)));
+    // Stages 0 and 1 from thread 0, stage 2 from the producer warpgroup's first thread (128).
+    int wrong = 0;
+    for (int b = 0; b < 64; ++b)
+      for (int it = 0; it < 3; ++it)
+        wrong += issuer[b * 3 + it] != (b < 7 ? (it < 2 ? 0 : 128) : -1);
+    if (wrong) {
+      std::printf("FAIL LCF EARLY_STAGES: %d of 192 issuers wrong (block 0: %d %d %d)\n", wrong, issuer[0], issuer[1],
+                  issuer[2]);
+      ++harness::failures;
+    } else {
+      std::printf("ok   LCF EARLY_STAGES: task 0's stages 0-1 issued by thread 0, stage 2 by thread 128, in 7 blocks\n");
+    }
+  }
 
   // compute_iters lowered and compute_begin raised per task: each tile sums a run of K's blocks.
   dc.poison();
