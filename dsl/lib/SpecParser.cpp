@@ -554,9 +554,9 @@ private:
   void parseGrid(const yaml::Entry &section, std::optional<spec::GridDecl> &out) {
     if (!expectKind(*section.value, Node::Kind::Mapping, "'grid'"))
       return;
-    static const KeySpec keys[] = {{"tasks", true},       {"loop", true},   {"start", false},
-                                   {"tail", false},       {"order", false}, {"loop_order", false},
-                                   {"whole_tiles", false}};
+    static const KeySpec keys[] = {
+        {"tasks", true},  {"loop", true},        {"start", false},       {"tail", false},
+        {"order", false}, {"loop_order", false}, {"whole_tiles", false}, {"last_wave", false}};
     MapReader reader(*section.value, "'grid'", section.keyLoc, keys, diags);
     spec::GridDecl grid;
     grid.loc = section.keyLoc;
@@ -581,6 +581,12 @@ private:
                                           {{"forward", "forward"}, {"alternate", "alternate"}});
       if (order)
         grid.loopOrder = *order;
+    }
+    if (const yaml::Entry *e = reader.get("last_wave")) {
+      auto wave = parseEnum<std::string>(*e->value, "last wave", "'last_wave' of 'grid'",
+                                         {{"whole", "whole"}, {"stream_k", "stream_k"}});
+      if (wave)
+        grid.lastWave = *wave;
     }
     out = std::move(grid);
   }

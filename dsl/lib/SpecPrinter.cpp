@@ -114,6 +114,8 @@ public:
         line(2, spec.grid->order->loc) << "order " << spec.grid->order->value << "\n";
       if (spec.grid->loopOrder)
         line(2, spec.grid->loopOrder->loc) << "loop order " << spec.grid->loopOrder->value << "\n";
+      if (spec.grid->lastWave)
+        line(2, spec.grid->lastWave->loc) << "last wave " << spec.grid->lastWave->value << "\n";
       if (const auto &whole = spec.grid->wholeTiles) {
         line(2, whole->loc) << "whole tiles when\n";
         expr(3, *whole);
