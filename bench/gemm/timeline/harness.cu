@@ -5,6 +5,8 @@
 // With PRE=touch each timed launch and the traced one follow a kernel that reads the first four
 // K slices of A and B (those the block's first stages load) into L2; with PRE=flush, a 256 MiB
 // memset that evicts L2; otherwise (PRE unset or none) the previous launch of the GEMM itself.
+// Built with -DTRACE_SYMBOL=<name> -DNO_TRACE, the file written is that array of the kernel source
+// instead (a probe's own stamps, e.g. patch_boundary.py's kittens::lcf::bnd_trace).
 #include KERNEL_CU
 #include <algorithm>
 #include <cstdio>
@@ -98,14 +100,17 @@ int main(int argc, char **argv) {
   printf("PRE=%s ", pre.c_str());
   printf("M=%lld N=%lld K=%lld median %.2f us %.1f TFLOP/s\n", M, N, K, ts[25] * 1e3,
          2.0 * M * N * K / ts[25] / 1e9);
-#ifndef NO_TRACE
-  std::vector<unsigned long long> z(132 * 48 * 4 * 16, 0);
-  cudaMemcpyToSymbol(kittens::lcf::lcf_trace, z.data(), z.size() * 8);
+#if defined(TRACE_SYMBOL) || !defined(NO_TRACE)
+#ifndef TRACE_SYMBOL
+#define TRACE_SYMBOL kittens::lcf::lcf_trace
+#endif
+  std::vector<unsigned long long> z(sizeof(TRACE_SYMBOL) / 8, 0);
+  cudaMemcpyToSymbol(TRACE_SYMBOL, z.data(), z.size() * 8);
   run(); // the traced launch follows a launch of itself, as the timed ones do
   before();
   run();
   cudaDeviceSynchronize();
-  cudaMemcpyFromSymbol(z.data(), kittens::lcf::lcf_trace, z.size() * 8);
+  cudaMemcpyFromSymbol(z.data(), TRACE_SYMBOL, z.size() * 8);
   FILE *f = fopen(argv[4], "wb");
   fwrite(z.data(), 8, z.size(), f);
   fclose(f);
