@@ -1,6 +1,7 @@
 """tkc.load on a real H100: every GEMM instantiation against an fp32 PyTorch
 reference on fresh random inputs with poisoned outputs, the argument checks on
-real tensors, the current stream, and a second load that hits the cache.
+real tensors, the current stream, a stream-K shape captured in a CUDA graph and
+replayed, and a second load that hits the cache.
 
 Run by scripts/device-python.sh (needs torch, nvcc and an sm_90 GPU)."""
 import os
@@ -112,6 +113,30 @@ class GemmOnGpu(unittest.TestCase):
         B36 = torch.randn(36, 256, device="cuda").bfloat16()
         with self.assertRaisesRegex(tkc.LaunchError, "^gemm_bias: .*16 bytes"):
             k(A36, B36, bias)
+
+    def test_stream_k_shape_under_cuda_graph_replay(self):
+        # 18 x 11 tiles of 35 steps: on an H100's 132 blocks the launcher runs the stream-K
+        # kernel (docs/SpecReference.md, "Last wave"), whose partials' workspace it takes from a
+        # pool on the stream. Captured in a CUDA graph and replayed with fresh inputs, every
+        # replay must be right (a replay reuses the capture's launch token and workspace).
+        gen = torch.Generator(device="cuda").manual_seed(7)
+        kernel = self.module.kernel(transpose_b=False, epilogue="gelu")
+        M, N, K = 2250, 2760, 2200
+        args, ref = inputs(kernel, M, N, K, gen)
+        C = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+        kernel(out=C, **args)
+        torch.cuda.synchronize()
+        self.check_close("stream-K shape", C, ref)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            kernel(out=C, **args)
+        for r in range(3):
+            args["A"].copy_(torch.randn(M, K, generator=gen, device="cuda").bfloat16())
+            ref = reference(kernel.params, args["A"], args["B"], None, None)
+            C.fill_(float("nan"))
+            graph.replay()
+            torch.cuda.synchronize()
+            self.check_close("stream-K shape, graph replay %d" % r, C, ref)
 
     def test_second_load_hits_the_cache(self):
         start = time.monotonic()
