@@ -910,16 +910,9 @@ private:
                   "that the pipe does not drain between them: the left half of each as it "
                   "arrives, then the right half of every one, and the left half stored while "
                   "those products run (no loop around them: ptxas would serialise a product in "
-                  "flight across its back edge). A later split stage's own call only releases "
-                  "it: released sooner, its slot could be loaded again and its semaphore pass "
-                  "another phase before the template's wait for it, which would then wait for a "
-                  "phase that never comes.");
-        {
-          auto later = w.scope("if (args.iter > split)");
-          w.comment("Computed in the call for stage `split`.");
-          emitRelease("args.inputs_finished", "the stage");
-          w.line("return;");
-        }
+                  "flight across its back edge). The later split stages' calls do nothing.");
+        w.line("if (args.iter > split)");
+        w.line("  return; // computed in the call for stage `split`");
         emitProducts("args.input", aRows, {0}, "");
         for (int i = 1; i < k.plan.splitStages; ++i) {
           std::string held = fmt::format("held{}", i);
@@ -936,8 +929,10 @@ private:
         w.line("kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); // the left halves are done");
         w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
         w.line("kittens::warpgroup::mma_async_wait<0>();");
-        w.comment("This stage only: the later split stages are released in their own calls.");
-        emitRelease("args.inputs_finished", "the stage");
+        w.line("if (kittens::laneid() == 0) {");
+        for (int i = 0; i < k.plan.splitStages; ++i)
+          w.linef("  kittens::arrive(args.inputs_finished_at(split + {}));", i);
+        w.line("} // this warp is done with the held stages");
       }
     }
     {

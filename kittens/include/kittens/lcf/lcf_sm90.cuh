@@ -65,11 +65,9 @@
  *    task's loads need the slots), and no call waits for a stage whose slot a held stage
  *    occupies (hold only the task's last stages). A call may also compute a later stage `it`
  *    of its task ahead (iter < it < iter + INPUT_STAGES, its slot's previous stage released):
- *    it waits for it with `wait_arrived_at(it)` and reads it through `input_at(it)`; the
- *    template still waits for that stage (at once) and calls compute for it, and that call
- *    releases it (`inputs_finished`), not an earlier one: released before the template's wait
- *    for it, the slot could be loaded again and its semaphore pass a second phase, and the wait
- *    would then be for a phase that never comes. From the second stage it computes in a
+ *    it waits for it with `wait_arrived_at(it)`, reads it through `input_at(it)` and releases
+ *    it through `inputs_finished_at(it)`; the template still waits for that stage (at once)
+ *    and calls compute for it, which then does nothing. From the second stage it computes in a
  *    task on, compute may stage results in its finish block (`finish`) where that block
  *    aliases no stage; the task's finish releases the block as usual.
  *  - consumer::setup may load into the scratch block through its warpgroup's `setup_arrived`
@@ -361,7 +359,6 @@ template <class K> struct consumer_compute_args : common_args<K> {
   /// Waits until a later stage `it` of this task has arrived (see the contract: iter < it <
   /// iter + INPUT_STAGES), at the parity the template waits at for it, so that compute may
   /// read it now through input_at(it); the template's own wait for it then returns at once.
-  /// Release it in its own call, after that wait, never before.
   KITTENS_DEVICE void wait_arrived_at(int it) const {
     const int s = traits<K>::slot(ring_base, it);
     wait(ring_arrived[s], (ring_full_bits >> s) & 1);
