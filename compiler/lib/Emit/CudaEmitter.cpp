@@ -1174,9 +1174,9 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
   s.blank();
   if (llvm::any_of(kernels, [](const Kernel &kernel) { return kernel.streamK; })) {
     s.line("#include <atomic>");
-    s.line("#include <chrono>");
     s.line("#include <map>");
     s.line("#include <mutex>");
+    s.line("#include <random>");
   }
   s.line("#include <string>");
   s.blank();
