@@ -906,27 +906,23 @@ private:
           emitRelease("args.inputs_finished", "the stage");
           w.line("return;");
         }
-        w.comment("The split stages (never the task's first), all in the first one's call, so "
-                  "that the pipe does not drain between them: the left half of each as it "
-                  "arrives, then the right half of every one, and the left half stored while "
-                  "those products run (no loop around them: ptxas would serialise a product in "
-                  "flight across its back edge). The later split stages' calls do nothing.");
-        w.line("if (args.iter > split)");
-        w.line("  return; // computed in the call for stage `split`");
+        w.comment("A split stage (never the task's first): its left half now; the stage stays "
+                  "held for the right half.");
         emitProducts("args.input", aRows, {0}, "");
-        for (int i = 1; i < k.plan.splitStages; ++i) {
-          std::string held = fmt::format("held{}", i);
-          w.linef("args.wait_arrived_at(split + {});", i);
-          w.linef("auto &{} = args.input_at(split + {});", held, i);
-          emitProducts(held, warpgroupRows(a, held), {0}, "");
+        {
+          auto held = w.scope("if (args.iter < args.num_iters - 1)");
+          w.line("kittens::warpgroup::mma_async_wait<0>();");
+          w.line("return;");
         }
+        w.comment("The task's last stage: the right half of every held stage, and the left "
+                  "half stored while those products run (no loop around them: ptxas would "
+                  "serialise a product in flight across its back edge).");
         for (int i = 0; i < k.plan.splitStages; ++i) {
           std::string held = fmt::format("held{}", i);
-          if (i == 0)
-            w.linef("auto &{} = args.input_at(split + {});", held, i);
+          w.linef("auto &{} = args.input_at(split + {});", held, i);
           emitProducts(held, warpgroupRows(a, held), {1}, "");
         }
-        w.line("kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); // the left halves are done");
+        w.line("kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); // the left half is done");
         w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
         w.line("kittens::warpgroup::mma_async_wait<0>();");
         w.line("if (kittens::laneid() == 0) {");
