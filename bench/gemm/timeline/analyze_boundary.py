@@ -27,17 +27,22 @@ def show(name, vals):
     print("  %-58s median %6d  10th %6d  90th %6d" % (name, np.median(v), np.percentile(v, 10), np.percentile(v, 90)))
 
 
-show("three stages before the last -> first split stage", [r[10] - r[11] for r, n in rows])
-show("first split stage -> last stage", [r[0] - r[10] for r, n in rows])
-show("last stage -> its left half's products done", [r[1] - r[0] for r, n in rows])
-show("left half's store issued (store_part<0>)", [r[2] - r[1] for r, n in rows])
-show("-> right half's products done", [r[3] - r[2] for r, n in rows])
-show("-> finish entered (template)", [r[4] - r[3] for r, n in rows])
-show("finish: the left store's read waited for", [r[5] - r[4] for r, n in rows])
-show("finish: the right half's store issued", [r[6] - r[5] for r, n in rows])
-show("-> next task's first compute entered", [n[7] - r[6] for r, n in rows])
-show("next task's first stage's products done", [n[8] - n[7] for r, n in rows])
-show("-> its second compute entered (release_finish, wait)", [n[9] - n[8] for r, n in rows])
-show("last stage entered -> next task's first compute entered", [n[7] - r[0] for r, n in rows])
-show("three before the last -> next task's second compute", [n[9] - r[11] for r, n in rows])
+# (what, its length from a row r of a task and the row n of the block's next task)
+STRETCHES = [
+    ("three stages before the last -> first split stage", lambda r, n: r[10] - r[11]),
+    ("first split stage -> last stage", lambda r, n: r[0] - r[10]),
+    ("last stage -> its left half's products done", lambda r, n: r[1] - r[0]),
+    ("left half's store issued (store_part<0>)", lambda r, n: r[2] - r[1]),
+    ("-> right half's products done", lambda r, n: r[3] - r[2]),
+    ("-> finish entered (template)", lambda r, n: r[4] - r[3]),
+    ("finish: the left store's read waited for", lambda r, n: r[5] - r[4]),
+    ("finish: the right half's store issued", lambda r, n: r[6] - r[5]),
+    ("-> next task's first compute entered", lambda r, n: n[7] - r[6]),
+    ("next task's first stage's products done", lambda r, n: n[8] - n[7]),
+    ("-> its second compute entered (release_finish, wait)", lambda r, n: n[9] - n[8]),
+    ("last stage entered -> next task's first compute entered", lambda r, n: n[7] - r[0]),
+    ("three before the last -> next task's second compute", lambda r, n: n[9] - r[11]),
+]
+for name, length in STRETCHES:
+    show(name, [length(r, n) for r, n in rows])
 print("  (the same span at the tensor floor: 5 stages of 1024 cycles = 5120)")

@@ -5,7 +5,8 @@
 %globaltimer reads). Each consumer warpgroup's first thread writes, per (block, task < 48,
 warpgroup), 16 columns:
 
-   0 the task's last compute call entered (its last stage has arrived)
+   0 the task's last compute call entered (its last stage has arrived; in the form of 0876eb3,
+     since reverted, the call that computes both split stages, as column 10)
    1 its left half's products done (mma_async_wait<SPLIT_STAGES>)
    2 its left half's store issued (store_part<0>)
    3 the right half's products done, the held stages about to be released
@@ -34,14 +35,21 @@ __device__ unsigned long long bnd_trace[132 * 48 * 2 * 16];
       bnd_trace[((blockIdx.x * 48 + (task)) * 2 + bnd_w) * 16 + (col)] = bnd_t;                   \\
   } while (0)
 """, 1)
+# The split stages' wait for their left halves, as emitted with one call a split stage, or with
+# both in the first one's call (0876eb3 to its revert, dc5ff9f; columns 0 and 10 then stamp the
+# same call).
+LEFT_DONE = ("// the left half is done" if "// the left half is done" in k.kernel
+             else "// the left halves are done")
+LAST_CALL = ("args.iter == args.num_iters - 1" if LEFT_DONE == "// the left half is done"
+             else "args.iter == split")
 k.edit("""      const int split = args.num_iters - SPLIT_STAGES; // the first split stage
 """, """      const int split = args.num_iters - SPLIT_STAGES; // the first split stage
       if (args.iter == 0) BND_T(args.task_iter, 7);
       if (args.iter == 1) BND_T(args.task_iter, 9);
       if (args.iter == split) BND_T(args.task_iter, 10);
       if (args.iter == args.num_iters - 3) BND_T(args.task_iter, 11);
-      if (args.iter == args.num_iters - 1 && args.num_iters > SPLIT_STAGES) BND_T(args.task_iter, 0);
-""")
+      if (%s && args.num_iters > SPLIT_STAGES) BND_T(args.task_iter, 0);
+""" % LAST_CALL)
 k.edit("""        kittens::warpgroup::mma_async_wait<0>();
         if (kittens::laneid() == 0)
           kittens::arrive(args.inputs_finished); // this warp is done with the stage
@@ -50,16 +58,16 @@ k.edit("""        kittens::warpgroup::mma_async_wait<0>();
         if (kittens::laneid() == 0)
           kittens::arrive(args.inputs_finished); // this warp is done with the stage
 """)
-k.edit("""      kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); // the left half is done
+k.edit("""      kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); %s
       store_part<0>(args, args.state.acc[0], args.finish.result);
       kittens::warpgroup::mma_async_wait<0>();
-""", """      kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); // the left half is done
+""" % LEFT_DONE, """      kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); %s
       BND_T(args.task_iter, 1);
       store_part<0>(args, args.state.acc[0], args.finish.result);
       BND_T(args.task_iter, 2);
       kittens::warpgroup::mma_async_wait<0>();
       BND_T(args.task_iter, 3);
-""")
+""" % LEFT_DONE)
 k.edit("""      if (args.num_iters <= SPLIT_STAGES)
         store_part<0>(args, args.state.acc[0], args.finish.result);
       wait_staging_read();

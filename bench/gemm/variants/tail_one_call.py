@@ -23,28 +23,12 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", ".."))
 from kernel_patch import KernelPatch  # noqa: E402
-from lcf_patch import LcfPatch  # noqa: E402
+import wait_ahead  # noqa: E402
 import last_task  # noqa: E402
 
 include, dest, gemm_cu, hold, stage = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 assert 2 <= hold <= 4 and stage in (0, 1)
-lcf = LcfPatch(dest, copy_from=include)
-lcf.edit("""  typename traits<K>::finish_block &finish;
-};
-template <class K> struct consumer_finish_args""", """  typename traits<K>::finish_block &finish;
-  semaphore *ring_arrived;
-  uint32_t ring_full_bits;
-  /// Waits until the task's stage `it` (iter < it < iter + INPUT_STAGES) has arrived.
-  KITTENS_DEVICE void wait_arrived_at(int it) const {
-    const int s = traits<K>::slot(ring_base, it);
-    wait(ring_arrived[s], (ring_full_bits >> s) & 1);
-  }
-};
-template <class K> struct consumer_finish_args""")
-lcf.edit("""inputs, inputs_finished, ring_base, finish_of(TR::FINISH_PER_WARPGROUP ? wg : 0)};""",
-         """inputs, inputs_finished, ring_base, finish_of(TR::FINISH_PER_WARPGROUP ? wg : 0),
-                                    inputs_arrived, ph.bits};""")
-lcf.write()
+wait_ahead.patch_kittens(include, dest)
 
 k = KernelPatch(gemm_cu)
 last_task.declare(k, hold, stage, "the block's last task's stages in one call")
