@@ -1149,6 +1149,13 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
         continue;
       h.blank();
       declarations.emitLauncherDeclaration();
+      const bool streamK = llvm::any_of(emitters, [&](const auto &e) {
+        return e->publicName() == declarations.publicName() && e->kernel().streamK;
+      });
+      h.linef("/// Whether {} may run a stream-K copy for the last partial wave (grid.last_wave).",
+              declarations.publicName());
+      h.linef("inline constexpr bool {}_has_stream_k = {};", declarations.publicName(),
+              streamK ? "true" : "false");
     }
   }
 
