@@ -1,6 +1,6 @@
 """tkc.load on a real H100: every GEMM instantiation against an fp32 PyTorch
 reference on fresh random inputs with poisoned outputs, the argument checks on
-real tensors, the current stream, a stream-K shape captured in a CUDA graph and
+real tensors, the current stream, a ragged shape captured in a CUDA graph and
 replayed, and a second load that hits the cache.
 
 Run by scripts/device-python.sh (needs torch, nvcc and an sm_90 GPU)."""
@@ -114,11 +114,11 @@ class GemmOnGpu(unittest.TestCase):
         with self.assertRaisesRegex(tkc.LaunchError, "^gemm_bias: .*16 bytes"):
             k(A36, B36, bias)
 
-    def test_stream_k_shape_under_cuda_graph_replay(self):
-        # 18 x 11 tiles of 35 steps: on an H100's 132 blocks the launcher runs the stream-K
-        # kernel (docs/SpecReference.md, "Last wave"), whose partials' workspace it takes from a
-        # pool on the stream. Captured in a CUDA graph and replayed with fresh inputs, every
-        # replay must be right (a replay reuses the capture's launch token and workspace).
+    def test_ragged_shape_under_cuda_graph_replay(self):
+        # 18 x 11 tiles of 35 steps, ragged in M, N and K (where the stream-K copy would pay on
+        # an H100: with a spec that has one, its workspace comes from a pool on the stream and
+        # the capture holds its launch token). Captured in a CUDA graph and replayed with fresh
+        # inputs, every replay must be right.
         gen = torch.Generator(device="cuda").manual_seed(7)
         kernel = self.module.kernel(transpose_b=False, epilogue="gelu")
         M, N, K = 2250, 2760, 2200
@@ -126,7 +126,7 @@ class GemmOnGpu(unittest.TestCase):
         C = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
         kernel(out=C, **args)
         torch.cuda.synchronize()
-        self.check_close("stream-K shape", C, ref)
+        self.check_close("ragged shape", C, ref)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             kernel(out=C, **args)
@@ -136,7 +136,7 @@ class GemmOnGpu(unittest.TestCase):
             C.fill_(float("nan"))
             graph.replay()
             torch.cuda.synchronize()
-            self.check_close("stream-K shape, graph replay %d" % r, C, ref)
+            self.check_close("ragged shape, graph replay %d" % r, C, ref)
 
     def test_second_load_hits_the_cache(self):
         start = time.monotonic()
