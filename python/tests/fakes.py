@@ -77,10 +77,12 @@ def write_script(path: Path, body: str) -> Path:
     return path
 
 
-def fake_tkc(path: Path, version="tkc version 9.9.9 (fake)", fail_with=None) -> Path:
+def fake_tkc(path: Path, version="tkc version 9.9.9 (fake)", fail_with=None,
+             warn_with=None) -> Path:
     """A tkc that answers --version, writes the test manifest for
     --emit=manifest and stub .cu/.h files for --emit=cuda, and logs its
-    command lines; or fails with `fail_with` on stderr and exit code 1."""
+    command lines; or fails with `fail_with` on stderr and exit code 1. With
+    `warn_with`, every run that succeeds prints it on stderr first."""
     return write_script(path, """
         import sys, shutil
         args = sys.argv[1:]
@@ -90,14 +92,16 @@ def fake_tkc(path: Path, version="tkc version 9.9.9 (fake)", fail_with=None) -> 
             log.write(" ".join(args) + "\\n")
         if %r:
             sys.stderr.write(%r + "\\n"); sys.exit(1)
+        if %r:
+            sys.stderr.write(%r + "\\n")
         out = args[args.index("-o") + 1]
         if "--emit=manifest" in args:
             shutil.copy(%r, out)
         else:
             open(out, "w").write("// fake cu\\n")
             open(args[args.index("--header") + 1], "w").write("// fake h\\n")
-        """ % (version, str(path) + ".log", bool(fail_with), fail_with or "",
-               str(DATA / "gemm_bias_residual.json")))
+        """ % (version, str(path) + ".log", bool(fail_with), fail_with or "", bool(warn_with),
+               warn_with or "", str(DATA / "gemm_bias_residual.json")))
 
 
 def fake_nvcc(path: Path) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 from unittest import mock
 
 from tkc import builder as B
-from tkc.errors import CompileError, ToolNotFoundError
+from tkc.errors import CompileError, TkcWarning, ToolNotFoundError
 
 from .fakes import fake_include, fake_nvcc, fake_tkc, runs
 
@@ -175,6 +175,16 @@ class Cache(Tools):
     def test_quiet(self):
         _, err = self.build(verbose=False)
         self.assertEqual(err, "")
+
+    def test_tkc_warnings_reach_the_caller_once(self):
+        said = "gemm.yaml:27:14: warning: 'last_wave: stream_k' has a known intermittent hang"
+        noisy = fake_tkc(self.tmp / "noisytkc", warn_with=said)
+        with self.assertWarns(TkcWarning) as cm:
+            built, _ = self.build(toolchain=B.Toolchain(noisy, self.nvcc, (self.include,)))
+        self.assertFalse(built.from_cache)
+        self.assertEqual(runs(noisy), 2)  # the CUDA and the manifest: one warning, not two
+        self.assertEqual([str(w.message) for w in cm.warnings], [said])
+        self.assertTrue((built.directory / "libgemm.so").is_file())
 
     def test_tkc_failure_leaves_no_entry(self):
         bad = fake_tkc(self.tmp / "badtkc", fail_with="gemm.yaml:3:1: error: unknown key 'x'")

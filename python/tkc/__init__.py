@@ -11,7 +11,8 @@ the headers and the arch) in $TKC_CACHE_DIR or ~/.cache/tkc, and wraps each
 launcher with ctypes. See docs/Integration.md.
 """
 from .builder import Built, Toolchain, build, default_cache_dir, find_toolchain
-from .errors import (CompileError, LaunchError, ManifestError, TkcError, ToolNotFoundError)
+from .errors import (CompileError, LaunchError, ManifestError, TkcError, TkcWarning,
+                     ToolNotFoundError)
 from .manifest import Argument, KernelInfo, Manifest, parse_manifest
 from .runtime import Kernel, Module, load_library
 
@@ -19,7 +20,7 @@ __version__ = "0.1.0"
 
 __all__ = ["load", "build", "Module", "Kernel", "Manifest", "KernelInfo", "Argument", "Built",
            "Toolchain", "parse_manifest", "find_toolchain", "default_cache_dir", "TkcError",
-           "CompileError", "LaunchError", "ManifestError", "ToolNotFoundError"]
+           "CompileError", "LaunchError", "ManifestError", "ToolNotFoundError", "TkcWarning"]
 
 
 def load(spec, *, arch=None, tkc=None, nvcc=None, include_dirs=None, cache_dir=None,

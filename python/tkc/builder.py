@@ -14,11 +14,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .errors import CompileError, ToolNotFoundError
+from .errors import CompileError, TkcWarning, ToolNotFoundError
 from .manifest import Manifest, parse_manifest
 from .shim import SHIM_ABI_VERSION, generate_shim
 
@@ -157,7 +158,9 @@ def _sha256_tree(dirs: Sequence[Path]) -> str:
     return h.hexdigest()
 
 
-def _run(cmd: Sequence[str], what: str) -> str:
+def _run(cmd: Sequence[str], what: str, warnings_out: Optional[List[str]] = None) -> str:
+    """Runs `cmd`; raises CompileError if it fails. On success, what it printed on stderr goes
+    to `warnings_out` when given."""
     try:
         r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
     except OSError as e:
@@ -166,6 +169,8 @@ def _run(cmd: Sequence[str], what: str) -> str:
         raise CompileError("%s failed (exit code %d)\ncommand: %s\n%s"
                            % (what, r.returncode, " ".join(map(str, cmd)),
                               (r.stderr + r.stdout).strip()))
+    if warnings_out is not None and r.stderr.strip():
+        warnings_out.append(r.stderr.strip())
     return r.stdout
 
 
@@ -269,8 +274,11 @@ def build(spec, params: Optional[Dict[str, object]] = None, arch: Optional[str] 
                 print("tkc: building %s (%s) with nvcc; cache: %s" % (spec.name, what, final),
                       file=sys.stderr, flush=True)
             start = time.monotonic()
+            said: List[str] = []
             for cmd in tkc_commands(toolchain, spec, params, arch, work, stem):
-                _run(cmd, "tkc")
+                _run(cmd, "tkc", said)
+            for text in dict.fromkeys(said):  # each command may say the same
+                warnings.warn(text, TkcWarning, stacklevel=2)
             manifest = parse_manifest((work / (stem + ".json")).read_text())
             if not manifest.kernels:
                 raise CompileError("tkc produced no kernels for %s" % spec.name)

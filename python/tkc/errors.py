@@ -19,3 +19,8 @@ class ManifestError(TkcError):
 
 class LaunchError(TkcError, RuntimeError):
     """A generated launcher refused its arguments (its tkc::runtime::Status)."""
+
+
+class TkcWarning(UserWarning):
+    """Something tkc warned about while compiling a spec (its message, e.g. a feature with a
+    known defect); the build went on."""
