@@ -906,29 +906,38 @@ private:
           emitRelease("args.inputs_finished", "the stage");
           w.line("return;");
         }
-        w.comment("A split stage (never the task's first): its left half now; the stage stays "
-                  "held for the right half.");
-        emitProducts("args.input", aRows, {0}, "");
+        w.comment("The split stages (never the task's first), all in the first one's call, so "
+                  "that the pipe does not drain between them: the left half of each as it "
+                  "arrives, then the right half of every one, and the left half stored while "
+                  "those products run (no loop around them: ptxas would serialise a product in "
+                  "flight across its back edge). A later split stage's own call only releases "
+                  "it: released sooner, its slot could be loaded again and its semaphore pass "
+                  "another phase before the template's wait for it, which would then wait for a "
+                  "phase that never comes.");
         {
-          auto held = w.scope("if (args.iter < args.num_iters - 1)");
-          w.line("kittens::warpgroup::mma_async_wait<0>();");
+          auto later = w.scope("if (args.iter > split)");
+          w.comment("Computed in the call for stage `split`.");
+          emitRelease("args.inputs_finished", "the stage");
           w.line("return;");
         }
-        w.comment("The task's last stage: the right half of every held stage, and the left "
-                  "half stored while those products run (no loop around them: ptxas would "
-                  "serialise a product in flight across its back edge).");
+        emitProducts("args.input", aRows, {0}, "");
+        for (int i = 1; i < k.plan.splitStages; ++i) {
+          std::string held = fmt::format("held{}", i);
+          w.linef("args.wait_arrived_at(split + {});", i);
+          w.linef("auto &{} = args.input_at(split + {});", held, i);
+          emitProducts(held, warpgroupRows(a, held), {0}, "");
+        }
         for (int i = 0; i < k.plan.splitStages; ++i) {
           std::string held = fmt::format("held{}", i);
-          w.linef("auto &{} = args.input_at(split + {});", held, i);
+          if (i == 0)
+            w.linef("auto &{} = args.input_at(split + {});", held, i);
           emitProducts(held, warpgroupRows(a, held), {1}, "");
         }
-        w.line("kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); // the left half is done");
+        w.line("kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); // the left halves are done");
         w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
         w.line("kittens::warpgroup::mma_async_wait<0>();");
-        w.line("if (kittens::laneid() == 0) {");
-        for (int i = 0; i < k.plan.splitStages; ++i)
-          w.linef("  kittens::arrive(args.inputs_finished_at(split + {}));", i);
-        w.line("} // this warp is done with the held stages");
+        w.comment("This stage only: the later split stages are released in their own calls.");
+        emitRelease("args.inputs_finished", "the stage");
       }
     }
     {

@@ -63,7 +63,13 @@
  *    stage `it` through `input_at(it)` and releases it through `inputs_finished_at(it)`.
  *    Every stage of a task is released by the end of the task's last compute call (the next
  *    task's loads need the slots), and no call waits for a stage whose slot a held stage
- *    occupies (hold only the task's last stages). From the second stage it computes in a
+ *    occupies (hold only the task's last stages). A call may also compute a later stage `it`
+ *    of its task ahead (iter < it < iter + INPUT_STAGES, its slot's previous stage released):
+ *    it waits for it with `wait_arrived_at(it)` and reads it through `input_at(it)`; the
+ *    template still waits for that stage (at once) and calls compute for it, and that call
+ *    releases it (`inputs_finished`), not an earlier one: released before the template's wait
+ *    for it, the slot could be loaded again and its semaphore pass a second phase, and the wait
+ *    would then be for a phase that never comes. From the second stage it computes in a
  *    task on, compute may stage results in its finish block (`finish`) where that block
  *    aliases no stage; the task's finish releases the block as usual.
  *  - consumer::setup may load into the scratch block through its warpgroup's `setup_arrived`
@@ -349,6 +355,17 @@ template <class K> struct consumer_compute_args : common_args<K> {
   /// second stage it computes in a task on (the previous finish's release has run by then);
   /// the task's finish then releases it as usual, after the stores issued from it here too.
   typename traits<K>::finish_block &finish;
+  /// The ring's arrival semaphores and the phase bits the template waits at next.
+  semaphore *ring_arrived;
+  uint32_t ring_full_bits;
+  /// Waits until a later stage `it` of this task has arrived (see the contract: iter < it <
+  /// iter + INPUT_STAGES), at the parity the template waits at for it, so that compute may
+  /// read it now through input_at(it); the template's own wait for it then returns at once.
+  /// Release it in its own call, after that wait, never before.
+  KITTENS_DEVICE void wait_arrived_at(int it) const {
+    const int s = traits<K>::slot(ring_base, it);
+    wait(ring_arrived[s], (ring_full_bits >> s) & 1);
+  }
 };
 template <class K> struct consumer_finish_args : common_args<K> {
   typename traits<K>::consumer_state &state;
@@ -519,7 +536,8 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
         ph.flip_full(s);
         semaphore *prev = it > first ? &inputs_finished[TR::slot(ring_base, it - 1)] : nullptr;
         consumer_compute_args<K> xa{{common, task_iter, num_iters, g, scratch}, state, stage(s), inputs_finished[s], it, prev,
-                                    inputs, inputs_finished, ring_base, finish_of(TR::FINISH_PER_WARPGROUP ? wg : 0)};
+                                    inputs, inputs_finished, ring_base, finish_of(TR::FINISH_PER_WARPGROUP ? wg : 0),
+                                    inputs_arrived, ph.bits};
         K::consumer::compute(xa);
         release_finish(); // after the first stage: the store has long read the block
       }
