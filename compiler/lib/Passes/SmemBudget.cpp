@@ -154,9 +154,9 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, plan.scratchBytes, budget);
   plan.stages = stages;
   // The split stages are held to the task's end, so the ring must have room for them; and the
-  // last split stage stages the left half in the finish block while the right half's products
-  // still read stages, so that block must lie past every stage (else the finish stores both
-  // halves in turn, after the consumers have met).
+  // first split stage's call (which computes them all) stages the left half in the finish block
+  // while the right half's products still read stages, so that block must lie past every stage
+  // (else the finish stores both halves in turn, after the consumers have met).
   plan.splitStages = l.safeStages < stages ? 0 : std::min(plan.splitStages, stages);
   plan.safeStages = l.safeStages;
   plan.dynamicSharedBytes = l.dynamicBytes;
