@@ -7,7 +7,9 @@
  */
 #pragma once
 
-// A lost arrival or a wrong byte count becomes a trap with a message instead of a hang.
+// A lost arrival or a wrong byte count becomes a trap with a message instead of a hang. The
+// message's printf is a call inside every wait: ptxas serialises the wgmma of kernels that wait
+// between products (warning C7510), which these checks, untimed, accept.
 #ifndef KITTENS_WAIT_TIMEOUT_CYCLES
 #define KITTENS_WAIT_TIMEOUT_CYCLES (1ll << 35)
 #endif
