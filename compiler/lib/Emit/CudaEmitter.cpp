@@ -927,10 +927,9 @@ private:
           w.linef("auto &{} = args.input_at(split + {});", held, i);
           emitProducts(held, warpgroupRows(a, held), {0}, "");
         }
+        w.line("auto &held0 = args.input_at(split + 0);");
         for (int i = 0; i < k.plan.splitStages; ++i) {
           std::string held = fmt::format("held{}", i);
-          if (i == 0)
-            w.linef("auto &{} = args.input_at(split + {});", held, i);
           emitProducts(held, warpgroupRows(a, held), {1}, "");
         }
         w.line("kittens::warpgroup::mma_async_wait<SPLIT_STAGES>(); // the left halves are done");
