@@ -585,11 +585,11 @@ private:
     if (const yaml::Entry *e = reader.get("last_wave")) {
       auto wave = parseEnum<std::string>(*e->value, "last wave", "'last_wave' of 'grid'",
                                          {{"whole", "whole"}, {"stream_k", "stream_k"}});
-      if (wave) {
+      // Only 'whole' is left; 'stream_k' is known so that it gets its reason, not a spelling hint.
+      if (wave && wave->value == "stream_k")
+        diags.report(DiagID::err_stream_k_removed, wave->loc);
+      else if (wave)
         grid.lastWave = *wave;
-        if (wave->value == "stream_k")
-          diags.report(DiagID::warn_stream_k_known_hang, wave->loc);
-      }
     }
     out = std::move(grid);
   }

@@ -115,10 +115,9 @@ class GemmOnGpu(unittest.TestCase):
             k(A36, B36, bias)
 
     def test_ragged_shape_under_cuda_graph_replay(self):
-        # 18 x 11 tiles of 35 steps, ragged in M, N and K (where the stream-K copy would pay on
-        # an H100: with a spec that has one, its workspace comes from a pool on the stream and
-        # the capture holds its launch token). Captured in a CUDA graph and replayed with fresh
-        # inputs, every replay must be right.
+        # 18 x 11 tiles of 35 steps, ragged in M, N and K: more tiles than an H100's blocks,
+        # so a last partial wave. Captured in a CUDA graph and replayed with fresh inputs, every
+        # replay must be right.
         gen = torch.Generator(device="cuda").manual_seed(7)
         kernel = self.module.kernel(transpose_b=False, epilogue="gelu")
         M, N, K = 2250, 2760, 2200

@@ -17,7 +17,6 @@
 #include "tkc/Emit/Templates/gelu.h"
 #include "tkc/Emit/Templates/header.h"
 #include "tkc/Emit/Templates/launch.h"
-#include "tkc/Emit/Templates/launch_stream_k.h"
 #include "tkc/dsl/InternalError.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -102,13 +101,11 @@ std::string withoutOuterParens(const std::string &text) {
 
 class KernelEmitter {
 public:
-  /// `layoutOf`: for a kernel's whole-tile or stream-K copy, the struct whose layout it
-  /// shares; `streamKCopy`: this emits the stream-K copy (Kernel::streamK).
+  /// `layoutOf`: for a kernel's whole-tile copy, the struct whose layout it shares.
   KernelEmitter(const Kernel &kernel, CudaWriter &w, DiagnosticEngine &diags,
-                std::string layoutOf = "", bool streamKCopy = false)
-      : k(kernel), w(w), diags(diags),
-        structName(kernel.name + (streamKCopy ? "_sk_kernel" : "_kernel")),
-        layoutOf(std::move(layoutOf)), streamKCopy(streamKCopy) {}
+                std::string layoutOf = "")
+      : k(kernel), w(w), diags(diags), structName(kernel.name + "_kernel"),
+        layoutOf(std::move(layoutOf)) {}
 
   /// Classifies the globals; reports what the emitter cannot express yet.
   bool prepare() {
@@ -176,9 +173,7 @@ public:
     }
     w.linef("using accumulator = kittens::rt_fl<{}, {}>;", kWarpRows, resultCols);
     w.blank();
-    if (streamKCopy) {
-      w.linef("using layout = {}::layout; // the same globals and shared memory", layoutOf);
-    } else {
+    {
       auto layout = w.scope("struct layout", ";");
       {
         auto globals = w.scope("struct globals", ";");
@@ -189,8 +184,6 @@ public:
         w.linef("int {}_count; // pipeline stages per task ({} / {})", k.loop.name,
                 k.loop.size.str(), k.loop.step);
         emitTaskDivisors();
-        if (k.streamK)
-          w.linef("kittens::stream_k_share share; // set where {}_sk_kernel runs", k.name);
       }
       {
         auto input = w.scope("struct input_block", ";");
@@ -202,15 +195,6 @@ public:
         auto common = w.scope("struct common_state", ";");
         for (const ir::IterVar &v : k.tasks)
           w.linef("int {};", v.name);
-        if (k.streamK) {
-          w.comment(fmt::format("For {}_sk_kernel: 0 a whole tile, 1 a part that finishes its "
-                                "tile, 2 a part another block finishes; the part's first step; "
-                                "its tile among the shared ones.",
-                                k.name));
-          w.line("int part;");
-          w.linef("int {}0;", k.loop.name);
-          w.line("int shared_tile;");
-        }
       }
       if (resultParts == 1)
         w.linef("struct consumer_state {{ accumulator {}; }};", k.state[k.store->state].name);
@@ -456,30 +440,7 @@ public:
       w.linef("  return launch_persistent<{}_kernel>(globals, tasks, stream, kName);",
               k.wholeTiles->name);
     }
-    if (k.streamK) {
-      w.comment("Where its share pays, the last partial wave's tiles are shared out by steps "
-                "between the blocks (stream-K).");
-      auto sk = w.scope("");
-      w.line("tkc::runtime::Status launched;");
-      w.linef("if (launch_stream_k<{}_sk_kernel>(globals, tasks, globals.{}_count, stream, kName, "
-              "launched))",
-              k.name, k.loop.name);
-      w.line("  return launched;");
-    }
     w.linef("return launch_persistent<{}>(globals, tasks, stream, kName);", structName);
-  }
-
-  /// The struct of the kernel's stream-K copy (Kernel::streamK), sharing this kernel's layout;
-  /// its launcher is this kernel's.
-  void emitStreamK() {
-    if (!k.streamK)
-      return;
-    KernelEmitter copy(k, w, diags, structName, /*streamKCopy=*/true);
-    copy.prepare();
-    w.blank();
-    copy.emitKernelStruct();
-    w.blank();
-    copy.emitStaticAsserts();
   }
 
   /// The struct of the kernel's whole-tile copy (Kernel::wholeTiles), sharing
@@ -618,7 +579,7 @@ private:
   /// lowering allows that in the matrix-product form only, where the producer's
   /// loads are the loop index's one use and the loop has no start).
   std::string loopIndex() const {
-    if (k.alternateLoop || streamKCopy)
+    if (k.alternateLoop)
       return "tkc_" + k.loop.name;
     if (!k.loopBound.start)
       return "args.iter";
@@ -672,9 +633,7 @@ private:
         w.scope(fmt::format("__device__ static void common_setup(kittens::lcf::common_args<{}> "
                             "&args)",
                             structName));
-    if (streamKCopy) {
-      emitStreamKTask();
-    } else {
+    {
       w.line("const int task = args.task_iter * gridDim.x + blockIdx.x;");
       std::string total;
       for (const ir::IterVar &v : k.tasks)
@@ -685,39 +644,7 @@ private:
       w.line("}");
     }
     emitTileOfTask();
-    if (!streamKCopy)
-      w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
-  }
-
-  /// The stream-K copy's task: the block's whole tiles first, then the parts of its share of
-  /// the last wave (kittens::stream_k_part_of), as `task`, the tile's ordinal.
-  void emitStreamKTask() {
-    w.line("const kittens::stream_k_share &share = args.globals.share;");
-    w.line("int task;");
-    {
-      auto whole = w.scope("if (args.task_iter < share.whole)");
-      w.line("task = args.task_iter * gridDim.x + blockIdx.x;");
-      w.line("args.common.part = 0;");
-      w.linef("args.common.{}0 = 0;", k.loop.name);
-      w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
-    }
-    {
-      auto shared = w.scope("else");
-      w.comment("A part of the block's share of the last wave: first the one that another "
-                "block finishes, then the one that finishes its tile.");
-      w.linef("const kittens::stream_k_part part = kittens::stream_k_part_of(blockIdx.x, "
-              "gridDim.x, share.shared, args.globals.{}_count, args.task_iter - share.whole);",
-              k.loop.name);
-      w.line("if (part.iters == 0) {");
-      w.line("  args.num_iters = -1; // no part left for this block");
-      w.line("  return;");
-      w.line("}");
-      w.line("task = share.whole * gridDim.x + part.tile;");
-      w.line("args.common.part = part.finishes ? 1 : 2;");
-      w.linef("args.common.{}0 = part.k0;", k.loop.name);
-      w.line("args.common.shared_tile = part.tile;");
-      w.line("args.num_iters = part.iters;");
-    }
+    w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
   }
 
   /// `args.common`'s task indices from the tile ordinal `task`.
@@ -774,18 +701,7 @@ private:
                 k.stageTiles[load.tile].name, k.globals[load.global].name, elementCoord(load));
       return;
     }
-    if (streamKCopy && k.alternateLoop) {
-      w.comment(fmt::format("This stage's tile along {}: a part of a shared tile walks forward "
-                            "from its first; a whole tile as the whole-tile kernel's does.",
-                            k.loop.size.str()));
-      w.linef("const int {} = args.common.part != 0 ? args.common.{}0 + args.iter "
-              ": kittens::alternating_iter(args.task_iter, args.num_iters, args.iter);",
-              loopIndex(), k.loop.name);
-    } else if (streamKCopy) {
-      w.comment(
-          fmt::format("This stage's tile along {}: from the part's first.", k.loop.size.str()));
-      w.linef("const int {} = args.common.{}0 + args.iter;", loopIndex(), k.loop.name);
-    } else if (k.alternateLoop) {
+    if (k.alternateLoop) {
       w.comment(fmt::format("This stage's tile along {}: a block's odd tasks walk the loop "
                             "backward, beginning on the tiles its previous task read last.",
                             k.loop.size.str()));
@@ -897,10 +813,7 @@ private:
         TKC_INTERNAL_ASSERT(resultParts == 2, "only a result in two parts is split");
         w.line("const int split = args.num_iters - SPLIT_STAGES; // the first split stage");
         {
-          auto whole = w.scope(streamKCopy ? "if (args.num_iters <= SPLIT_STAGES || args.iter < "
-                                             "split || args.common.part != 0)"
-                                           : "if (args.num_iters <= SPLIT_STAGES || args.iter < "
-                                             "split)");
+          auto whole = w.scope("if (args.num_iters <= SPLIT_STAGES || args.iter < split)");
           emitProducts("args.input", aRows, {0, 1}, "args.iter > 0");
           w.line("kittens::warpgroup::mma_async_wait<0>();");
           emitRelease("args.inputs_finished", "the stage");
@@ -943,18 +856,12 @@ private:
       auto fn = w.scope(
           fmt::format("__device__ static void finish(kittens::lcf::consumer_finish_args<{}> &args)",
                       structName));
-      if (streamKCopy)
-        emitStreamKExchange();
       if (resultParts == 1) {
         w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
       } else {
         if (k.plan.splitStages) {
-          w.comment(streamKCopy ? "Split (a whole tile), compute stored the left half through "
-                                  "the staging tile already."
-                                : "Split, compute stored the left half through the staging "
-                                  "tile already.");
-          w.line(streamKCopy ? "if (args.num_iters <= SPLIT_STAGES || args.common.part != 0)"
-                             : "if (args.num_iters <= SPLIT_STAGES)");
+          w.comment("Split, compute stored the left half through the staging tile already.");
+          w.line("if (args.num_iters <= SPLIT_STAGES)");
           w.linef("  store_part<0>(args, {}, args.finish.result);", accPart(0));
         } else {
           w.linef("store_part<0>(args, {}, args.finish.result);", accPart(0));
@@ -964,41 +871,6 @@ private:
       }
     }
     emitReleaseFinish();
-  }
-
-  /// The stream-K copy's finish, before the store: a part that another block finishes
-  /// publishes this warpgroup's partial result and stops; the part that finishes its tile adds
-  /// the partials of the tile's other parts (blocks below this one) first.
-  void emitStreamKExchange() {
-    int barrier = k.plan.finishBarrierIds.front();
-    std::string acc = "args.state." + k.state[k.store->state].name;
-    w.line("const kittens::stream_k_share &share = args.globals.share;");
-    w.line("const int wg = kittens::warpgroupid();");
-    {
-      auto publish = w.scope("if (args.common.part == 2)");
-      w.comment("Another block finishes this tile: this warpgroup's partial result to its slot.");
-      w.line("const int slot = blockIdx.x * NUM_CONSUMER_WARPGROUPS + wg;");
-      w.linef("kittens::stream_k::store_partial(share, slot, {});", acc);
-      w.line("__threadfence();");
-      w.linef("kittens::warpgroup::sync({} + wg);", barrier);
-      w.line("if (kittens::warpgroup::laneid() == 0)");
-      w.line("  kittens::stream_k::publish(share, slot);");
-      w.line("return;");
-    }
-    {
-      auto finishes = w.scope("if (args.common.part == 1)");
-      w.comment("This part finishes its tile: the other parts' partials first, from the blocks "
-                "below this one that ran them.");
-      auto loop = w.scope(fmt::format(
-          "for (int other = blockIdx.x - 1; kittens::stream_k_contributes(other, gridDim.x, "
-          "share.shared, args.globals.{}_count, args.common.shared_tile); --other)",
-          k.loop.name));
-      w.line("const int slot = other * NUM_CONSUMER_WARPGROUPS + wg;");
-      w.line("if (kittens::warpgroup::laneid() == 0)");
-      w.line("  kittens::stream_k::acquire(share, slot);");
-      w.linef("kittens::warpgroup::sync({} + wg);", barrier);
-      w.linef("kittens::stream_k::add_partial(share, slot, {});", acc);
-    }
   }
 
   /// Helpers of the consumer (before it): `store_part<P>`, the epilogue of part P of a
@@ -1106,7 +978,6 @@ private:
   DiagnosticEngine &diags;
   std::string structName;
   std::string layoutOf;
-  bool streamKCopy = false;
   /// Set while emitting `k`, a loop tail, as compute_tail of this kernel's struct.
   const Kernel *tailOf = nullptr;
   std::vector<Role> roles;
@@ -1157,13 +1028,6 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
         continue;
       h.blank();
       declarations.emitLauncherDeclaration();
-      const bool streamK = llvm::any_of(emitters, [&](const auto &e) {
-        return e->publicName() == declarations.publicName() && e->kernel().streamK;
-      });
-      h.linef("/// Whether {} may run a stream-K copy for the last partial wave (grid.last_wave).",
-              declarations.publicName());
-      h.linef("inline constexpr bool {}_has_stream_k = {};", declarations.publicName(),
-              streamK ? "true" : "false");
     }
   }
 
@@ -1178,17 +1042,9 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
   }
   if (llvm::any_of(kernels, [](const Kernel &kernel) { return kernel.loopTail.has_value(); }))
     s.line("#include <tkc/runtime/Tiles.h>");
-  if (llvm::any_of(kernels, [](const Kernel &kernel) { return kernel.streamK; }))
-    s.line("#include <tkc/runtime/StreamK.h>");
   s.line("#include <kittens/kittens.cuh>");
   s.line("#include <kittens/ops/global/epilogue_global.cuh>");
   s.blank();
-  if (llvm::any_of(kernels, [](const Kernel &kernel) { return kernel.streamK; })) {
-    s.line("#include <atomic>");
-    s.line("#include <map>");
-    s.line("#include <mutex>");
-    s.line("#include <random>");
-  }
   s.line("#include <string>");
   s.blank();
   {
@@ -1198,15 +1054,12 @@ bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
       s.blank();
     }
     s.raw(templates::kLaunch);
-    if (llvm::any_of(kernels, [](const Kernel &kernel) { return kernel.streamK; }))
-      s.raw(templates::kLaunchStreamK);
     for (auto &emitter : emitters) {
       s.blank();
       emitter->emitKernelStruct();
       s.blank();
       emitter->emitStaticAsserts();
       emitter->emitWholeTiles();
-      emitter->emitStreamK();
     }
   }
   s.blank();

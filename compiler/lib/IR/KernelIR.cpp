@@ -425,8 +425,6 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   os << "  loop " << k.loop.name << " over " << k.loop.size.str() << " step " << k.loop.step
      << (k.alternateLoop ? " alternating" : "") << "\n";
   os << "  order " << (k.groupedOrder ? "grouped" : "linear") << "\n";
-  if (k.streamK)
-    os << "  last wave stream-k\n";
   os << "  consumer warpgroups " << k.consumerWarpgroups << "\n";
   for (const StageTile &t : k.stageTiles)
     os << "  stage tile " << t.name << " " << spec::spelling(t.dtype) << "[" << t.rows << ", "

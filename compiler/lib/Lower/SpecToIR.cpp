@@ -120,12 +120,6 @@ public:
       if (kernel.loopTail)
         diags.report(DiagID::err_sema_loop_tail_loop, kernel.loopTail->loc, kernel.loop.name,
                      kernel.loop.size.str(), "this kernel lowers to the matrix-product form");
-      // A stream-K part starts at a step of its own; a loop that starts at a task's row
-      // would need the two offsets combined, which the emitter does not do yet.
-      if (kernel.streamK && kernel.loopBound.start)
-        diags.report(DiagID::err_sema_unsupported, spec.grid->lastWave->loc,
-                     "'last_wave: stream_k' with a loop 'start'",
-                     "remove 'start' from 'grid', or 'last_wave'");
       lowerSetup();
       lowerCompute();
       lowerFinish();
@@ -137,13 +131,6 @@ public:
                      "'loop_order: alternate' in a consumer program",
                      "only a consumer that accumulates a matrix product ('acc += a @ b') walks "
                      "its loop backward");
-      // A program's tasks are its own (rows that stop, partial heads); splitting one
-      // across blocks would need its row statistics merged, not only its sums.
-      if (kernel.streamK)
-        diags.report(DiagID::err_sema_unsupported, spec.grid->lastWave->loc,
-                     "'last_wave: stream_k' in a consumer program",
-                     "only a consumer that accumulates a matrix product ('acc += a @ b') shares "
-                     "a tile's loop between blocks");
       lowerProgram();
     }
     if (diags.getNumErrors() != errorsBefore)
@@ -991,7 +978,6 @@ private:
                    "used with two task indices",
                    fmt::format("{} task indices", kernel.tasks.size()));
     kernel.alternateLoop = spec.grid->loopOrder && spec.grid->loopOrder->value == "alternate";
-    kernel.streamK = spec.grid->lastWave && spec.grid->lastWave->value == "stream_k";
   }
 
   void declareState() {

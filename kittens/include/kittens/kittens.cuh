@@ -43,5 +43,4 @@
 #include "ops/mma/wgmma_sm90.cuh"
 
 #include "lcf/tile_order.cuh"
-#include "lcf/stream_k.cuh"
 #include "lcf/lcf_sm90.cuh"

@@ -385,10 +385,6 @@ struct Kernel {
   /// (kittens::alternating_iter), so that a task begins on the slices the
   /// previous round of tasks read last.
   bool alternateLoop = false;
-  /// `last_wave: stream_k`: besides the kernel, a copy whose blocks share the tiles of a
-  /// last partial wave out by loop steps (kittens::stream_k_part_of), which the launcher
-  /// runs where that pays (kittens::stream_k_pays). Matrix-product form only.
-  bool streamK = false;
   int consumerWarpgroups = 1;
   std::optional<spec::StageCount> requestedStages;
 

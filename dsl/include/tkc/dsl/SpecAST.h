@@ -152,8 +152,8 @@ struct GridDecl {
   /// `loop_order: forward` (every task walks its loop from the first tile) or
   /// `loop_order: alternate` (a block's odd tasks walk theirs backward). Optional.
   std::optional<Located<std::string>> loopOrder;
-  /// `last_wave: whole` (every task a whole tile) or `last_wave: stream_k` (the tiles of
-  /// a last partial wave of a persistent grid shared out by loop steps). Optional.
+  /// `last_wave: whole`: every task a whole tile, as without it (`stream_k` is refused
+  /// where it is written). Optional.
   std::optional<Located<std::string>> lastWave;
 };
 

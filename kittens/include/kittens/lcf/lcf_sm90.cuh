@@ -572,19 +572,12 @@ __global__ __launch_bounds__(traits<K>::NUM_THREADS, 1) void kernel(const __grid
   }
 }
 
-/// Host: set the kernel's shared-memory limit and launch it on `grid` blocks. `cooperative`:
-/// every block resident at once, or the launch fails with cudaErrorCooperativeLaunchTooLarge
-/// (for blocks that wait on one another, e.g. stream-K).
+/// Host: set the kernel's shared-memory limit and launch it on `grid` blocks.
 template <class K>
-cudaError_t launch(const typename traits<K>::globals &g, int grid, cudaStream_t stream = 0, bool cooperative = false) {
+cudaError_t launch(const typename traits<K>::globals &g, int grid, cudaStream_t stream = 0) {
   using TR = traits<K>;
   cudaError_t e = cudaFuncSetAttribute(kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, TR::DYNAMIC_SHARED_BYTES);
   if (e != cudaSuccess) return e;
-  if (cooperative) {
-    void *args[] = {const_cast<typename traits<K>::globals *>(&g)};
-    return cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(&kernel<K>), dim3(grid), dim3(TR::NUM_THREADS), args,
-                                       TR::DYNAMIC_SHARED_BYTES, stream);
-  }
   kernel<K><<<grid, TR::NUM_THREADS, TR::DYNAMIC_SHARED_BYTES, stream>>>(g);
   return cudaGetLastError();
 }

@@ -16,22 +16,19 @@ struct Variant {
   const char *name;
   bool transposeB;
   Epilogue epilogue;
-  bool hasStreamK; // the generated header's <name>_has_stream_k (the spec's grid.last_wave)
 };
 
 inline const Variant kVariants[] = {
-    {"gemm_none", false, Epilogue::None, tkc::kernels::gemm_none_has_stream_k},
-    {"gemm_bias", false, Epilogue::Bias, tkc::kernels::gemm_bias_has_stream_k},
-    {"gemm_gelu", false, Epilogue::Gelu, tkc::kernels::gemm_gelu_has_stream_k},
-    {"gemm_bias_gelu", false, Epilogue::BiasGelu, tkc::kernels::gemm_bias_gelu_has_stream_k},
-    {"gemm_residual", false, Epilogue::Residual, tkc::kernels::gemm_residual_has_stream_k},
-    {"gemm_transpose_b_none", true, Epilogue::None, tkc::kernels::gemm_transpose_b_none_has_stream_k},
-    {"gemm_transpose_b_bias", true, Epilogue::Bias, tkc::kernels::gemm_transpose_b_bias_has_stream_k},
-    {"gemm_transpose_b_gelu", true, Epilogue::Gelu, tkc::kernels::gemm_transpose_b_gelu_has_stream_k},
-    {"gemm_transpose_b_bias_gelu", true, Epilogue::BiasGelu,
-     tkc::kernels::gemm_transpose_b_bias_gelu_has_stream_k},
-    {"gemm_transpose_b_residual", true, Epilogue::Residual,
-     tkc::kernels::gemm_transpose_b_residual_has_stream_k},
+    {"gemm_none", false, Epilogue::None},
+    {"gemm_bias", false, Epilogue::Bias},
+    {"gemm_gelu", false, Epilogue::Gelu},
+    {"gemm_bias_gelu", false, Epilogue::BiasGelu},
+    {"gemm_residual", false, Epilogue::Residual},
+    {"gemm_transpose_b_none", true, Epilogue::None},
+    {"gemm_transpose_b_bias", true, Epilogue::Bias},
+    {"gemm_transpose_b_gelu", true, Epilogue::Gelu},
+    {"gemm_transpose_b_bias_gelu", true, Epilogue::BiasGelu},
+    {"gemm_transpose_b_residual", true, Epilogue::Residual},
 };
 
 using bf16 = __nv_bfloat16;
