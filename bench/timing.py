@@ -13,6 +13,11 @@ microseconds is timed together with the host's launch path whenever the GPU
 has drained its queue before the next launch (Python, ctypes, a launcher's
 checks: measured at 2048^3, the generated GEMM read 0.88-0.92 of cuBLAS without
 the sleep and 0.97-0.98 with it, while 4096^3 read the same either way).
+
+Cold L2: with `flush=l2_flusher()` every timed run is preceded, outside its events,
+by a write of 256 MiB (five times an H100's L2, as triton.testing.do_bench does),
+so that each run reads its operands from memory. By default the runs find in L2
+whatever the previous run left there, as back-to-back calls in a model do.
 """
 import torch
 
@@ -21,8 +26,14 @@ import torch
 SLEEP_CYCLES = 200_000_000
 
 
-def paired_times(ours, base, rounds, warmup):
-    """Milliseconds of `ours` and `base`, one list entry per round."""
+def l2_flusher(mib=256):
+    """A callable that evicts the L2 by writing `mib` MiB on the current stream."""
+    return torch.empty(mib << 20, dtype=torch.int8, device="cuda").zero_
+
+
+def paired_times(ours, base, rounds, warmup, flush=None):
+    """Milliseconds of `ours` and `base`, one list entry per round; `flush`, if
+    given, runs before each timed run, outside its events."""
     for _ in range(warmup):
         ours()
         base()
@@ -33,6 +44,8 @@ def paired_times(ours, base, rounds, warmup):
         order = ((0, ours), (1, base)) if r % 2 == 0 else ((1, base), (0, ours))
         for side, fn in order:
             start, end = events[r][2 * side], events[r][2 * side + 1]
+            if flush is not None:
+                flush()
             start.record()
             fn()
             end.record()

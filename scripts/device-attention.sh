@@ -20,7 +20,8 @@
 #   bench: bench/attention/run.py, the FlashAttention-3 protocol against torch
 #          SDPA's cuDNN and FlashAttention-2 backends; records in
 #          $OUT/attention-bench.json, log in $OUT/attention-bench.log.
-# QUICK=1 runs fewer sequence lengths in both.
+# QUICK=1 runs fewer sequence lengths in both; COLD_L2=1 evicts the L2 before every
+# timed run of the benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -68,7 +69,7 @@ fi
 if [[ " $steps " == *" bench "* ]]; then
   echo "== benchmark against torch SDPA (cuDNN, FlashAttention-2)"
   python3 bench/attention/run.py --out "$OUT/attention-bench.json" --commit "$COMMIT" \
-    "${quick[@]}" 2>&1 | tee "$OUT/attention-bench.log"
+    "${quick[@]}" ${COLD_L2:+--cold-l2} 2>&1 | tee "$OUT/attention-bench.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(bench)
 fi
 if ((${#failed[@]})); then

@@ -5,6 +5,8 @@
 #
 #   GEN=<folder with gemm.cu and gemm.h> OUT=<results folder> COMMIT=<id> scripts/device-gemm.sh
 #
+# QUICK=1 benchmarks two shapes only; COLD_L2=1 evicts the L2 before every timed run.
+#
 # The generated files come from `tkc kernels-spec/gemm.yaml -o $GEN/gemm.cu`
 # (tkc itself need not be built on the GPU machine).
 set -uo pipefail
@@ -39,5 +41,5 @@ done
 
 echo "== benchmark against cuBLAS"
 python3 bench/gemm/run.py --lib "$BIN/libtkcgemm.so" --out "$OUT/gemm-bench.json" \
-  --commit "$COMMIT" ${QUICK:+--quick} || status=1
+  --commit "$COMMIT" ${QUICK:+--quick} ${COLD_L2:+--cold-l2} || status=1
 exit $status

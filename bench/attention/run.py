@@ -3,6 +3,7 @@
 backends), side by side in one process, on the FlashAttention-3 protocol.
 
     PYTHONPATH=python python3 bench/attention/run.py [--out results.json] [--commit ID] [--quick]
+        [--d 64] [--cold-l2]
 
 Configurations: batch x sequence length = 16384 tokens, hidden 2048, so
 H = 2048 / D heads (32 for D=64, 16 for D=128, 8 for D=256), N in 512 ... 16384,
@@ -20,7 +21,8 @@ TFLOP/s are from the
 medians of each side; the ratio is the median of the per-round ratios
 (baseline time / our time: above 1 means ours is faster). Our kernel is timed
 through Kernel.launch on prepared pointers, so the Python argument checks of a
-call are not timed.
+call are not timed. --cold-l2 evicts the L2 before every timed run
+(bench/timing.py; the records' config then says "cold_l2": true).
 """
 import argparse
 import datetime
@@ -40,7 +42,7 @@ sys.path.insert(0, str(ROOT / "python"))
 import tkc  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from timing import paired_times  # noqa: E402
+from timing import l2_flusher, paired_times  # noqa: E402
 
 SPEC = ROOT / "kernels-spec" / "attention_fwd.yaml"
 TOKENS = 16384
@@ -85,6 +87,7 @@ def main():
     ap.add_argument("--d", type=int, action="append", choices=(64, 128, 256),
                     help="head dimension (repeat; default both)")
     ap.add_argument("--spec", default=str(SPEC))
+    ap.add_argument("--cold-l2", action="store_true", help="evict the L2 before every timed run")
     args = ap.parse_args()
 
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -101,6 +104,7 @@ def main():
     print("kernels: %s" % ", ".join("%s (D=%d, causal=%s)" % (k.name, d, c)
                                    for (d, c), k in sorted(kernels.items())), flush=True)
     torch.manual_seed(20261122)
+    flush = l2_flusher() if args.cold_l2 else None
 
     records, rows, problems = [], [], []
     n_values = QUICK_N_VALUES if args.quick else N_VALUES
@@ -152,11 +156,13 @@ def main():
                     print("FAIL %s: rel_err %.3e against %s, %d rows unwritten; not timed"
                           % (what, err, name, unwritten), flush=True)
                     continue
-                t_ours, t_base = paired_times(ours, base, rounds=ROUNDS, warmup=WARMUP)
+                t_ours, t_base = paired_times(ours, base, rounds=ROUNDS, warmup=WARMUP,
+                                              flush=flush)
             ours_tflops = flops / statistics.median(t_ours) / 1e9
             base_tflops = flops / statistics.median(t_base) / 1e9
             ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))
-            records.append({"kernel": kernel.name, "config": dict(cfg), "gpu": gpu,
+            config = dict(cfg, cold_l2=True) if args.cold_l2 else dict(cfg)
+            records.append({"kernel": kernel.name, "config": config, "gpu": gpu,
                             "commit": commit, "date": date, "tflops": round(ours_tflops, 1),
                             "baseline": name, "baseline_tflops": round(base_tflops, 1),
                             "ratio": round(ratio, 3), "rel_err": float("%.3e" % err)})

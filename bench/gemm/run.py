@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generated GEMM against cuBLAS (torch.matmul), side by side in one process.
 
-    python3 bench/gemm/run.py --lib libtkcgemm.so [--out results.json] [--quick]
+    python3 bench/gemm/run.py --lib libtkcgemm.so [--out results.json] [--quick] [--cold-l2]
 
 The library is the generated gemm.cu linked with bench/gemm/tkc_gemm_ext.cu.
 Every timed kernel is first checked against an fp32 reference on the same
@@ -10,7 +10,8 @@ normal inputs; bench/timing.py's paired protocol, 200 rounds after 20 warm-up
 runs of each (alternating, each run bracketed by its own CUDA events, the host
 queueing the rounds while the GPU sleeps, so that the times are the GPU's);
 the ratio reported is the median of the per-round ratios, the TFLOP/s the
-medians of each side.
+medians of each side. --cold-l2 evicts the L2 before every timed run
+(bench/timing.py), so that both sides read their operands from memory.
 """
 import argparse
 import ctypes
@@ -26,7 +27,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from timing import paired_times  # noqa: E402
+from timing import l2_flusher, paired_times  # noqa: E402
 
 SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
           (8192, 8192, 28672), (16384, 4096, 4096), (4096, 14336, 4096)]
@@ -77,6 +78,7 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--commit", default=None)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--cold-l2", action="store_true", help="evict the L2 before every timed run")
     args = ap.parse_args()
     gemm = Gemm(args.lib)
     gpu = torch.cuda.get_device_name()
@@ -84,6 +86,8 @@ def main():
                                            capture_output=True, text=True).stdout.strip()
     date = datetime.date.today().isoformat()
     torch.manual_seed(int.from_bytes(os.urandom(4), "little"))
+    flush = l2_flusher() if args.cold_l2 else None
+    l2 = ", cold L2" if args.cold_l2 else ""
     records = []
     shapes = SHAPES[:2] if args.quick else SHAPES
     rows = []
@@ -111,11 +115,11 @@ def main():
             if unwritten or not err <= 1e-2:
                 raise SystemExit(f"{variant} {M}x{N}x{K}: rel_err {err:.3e}, {unwritten} unwritten")
             t_ours, t_base = paired_times(lambda: gemm(variant, A, Bop, C, bias), baseline,
-                                          rounds=200, warmup=20)
+                                          rounds=200, warmup=20, flush=flush)
             ours = flops / statistics.median(t_ours) / 1e9
             base = flops / statistics.median(t_base) / 1e9
             ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))
-            rec = {"kernel": variant, "config": f"{what}, M={M} N={N} K={K}, bf16 in, f32 acc, bf16 out",
+            rec = {"kernel": variant, "config": f"{what}, M={M} N={N} K={K}, bf16 in, f32 acc, bf16 out{l2}",
                    "gpu": gpu, "commit": commit, "date": date, "tflops": round(ours, 1),
                    "baseline": baseline_name, "baseline_tflops": round(base, 1),
                    "ratio": round(ratio, 3), "rel_err": float(f"{err:.3e}")}
