@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // Lower at most a few instantiations: the front end is what is fuzzed.
     std::vector<tkc::Instance> instances = tkc::enumerateInstances(*spec, diags);
     std::vector<tkc::ir::Kernel> kernels;
-    tkc::PipelineOptions options{false, false, &out};
+    tkc::PipelineOptions options{false, false, {}, &out};
     for (size_t i = 0; i < instances.size() && i < 4; ++i) {
       std::optional<tkc::ir::Kernel> kernel =
           tkc::compileInstance(*spec, instances[i], *arch, diags, options);
@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (!kernels.empty() && !diags.hasErrors()) {
       tkc::EmittedFiles files;
-      tkc::emitCuda(kernels, tkc::EmitOptions{"k.h", "fuzz.yaml", "0"}, files, diags);
+      tkc::emitCuda(kernels, tkc::EmitOptions{"k.h", "fuzz.yaml", "0"}, files);
     }
   }
   // A failed parse must have said why.

@@ -41,6 +41,120 @@ const char *cudaTypeName(DType dtype) {
 }
 
 namespace {
+struct UnaryInfo {
+  UnaryOp op;
+  const char *spelling;
+};
+constexpr UnaryInfo kUnary[] = {
+    {UnaryOp::Neg, "-"},     {UnaryOp::Not, "not"}, {UnaryOp::Exp2, "exp2"}, {UnaryOp::Exp, "exp"},
+    {UnaryOp::Log2, "log2"}, {UnaryOp::Log, "log"}, {UnaryOp::Sqrt, "sqrt"}, {UnaryOp::Rcp, "rcp"},
+    {UnaryOp::Tanh, "tanh"}, {UnaryOp::Abs, "abs"}, {UnaryOp::Gelu, "gelu"},
+};
+struct BinaryInfo {
+  BinaryOp op;
+  const char *spelling;
+};
+constexpr BinaryInfo kBinary[] = {
+    {BinaryOp::Add, "+"},   {BinaryOp::Sub, "-"},   {BinaryOp::Mul, "*"}, {BinaryOp::Div, "/"},
+    {BinaryOp::Max, "max"}, {BinaryOp::Min, "min"}, {BinaryOp::Eq, "=="}, {BinaryOp::Ne, "!="},
+    {BinaryOp::Lt, "<"},    {BinaryOp::Le, "<="},   {BinaryOp::Gt, ">"},  {BinaryOp::Ge, ">="},
+    {BinaryOp::And, "and"}, {BinaryOp::Or, "or"},
+};
+} // namespace
+
+const char *spelling(UnaryOp op) {
+  for (const UnaryInfo &info : kUnary)
+    if (info.op == op)
+      return info.spelling;
+  return "?";
+}
+
+const char *spelling(BinaryOp op) {
+  for (const BinaryInfo &info : kBinary)
+    if (info.op == op)
+      return info.spelling;
+  return "?";
+}
+
+std::optional<UnaryOp> unaryFunction(llvm::StringRef name) {
+  for (const UnaryInfo &info : kUnary)
+    if (info.op != UnaryOp::Neg && info.op != UnaryOp::Not && name == info.spelling)
+      return info.op;
+  return std::nullopt;
+}
+
+std::optional<BinaryOp> binaryOperator(llvm::StringRef op) {
+  for (const BinaryInfo &info : kBinary)
+    if (op == info.spelling)
+      return info.op;
+  return std::nullopt;
+}
+
+bool isComparison(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Eq:
+  case BinaryOp::Ne:
+  case BinaryOp::Lt:
+  case BinaryOp::Le:
+  case BinaryOp::Gt:
+  case BinaryOp::Ge:
+    return true;
+  default:
+    return false;
+  }
+}
+
+BinaryOp swapped(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Lt:
+    return BinaryOp::Gt;
+  case BinaryOp::Le:
+    return BinaryOp::Ge;
+  case BinaryOp::Gt:
+    return BinaryOp::Lt;
+  case BinaryOp::Ge:
+    return BinaryOp::Le;
+  default:
+    return op;
+  }
+}
+
+const char *spelling(Body body) {
+  return body == Body::Setup ? "setup" : body == Body::Compute ? "compute" : "finish";
+}
+
+Elementwise Elementwise::valueOf(unsigned index) {
+  Elementwise e;
+  e.kind = Kind::Value;
+  e.value = index;
+  return e;
+}
+
+Elementwise Elementwise::numberOf(double number) {
+  Elementwise e;
+  e.kind = Kind::Number;
+  e.number = number;
+  return e;
+}
+
+Elementwise Elementwise::unaryOf(UnaryOp op, Elementwise operand) {
+  Elementwise e;
+  e.kind = Kind::Unary;
+  e.unary = op;
+  e.operands.push_back(std::move(operand));
+  return e;
+}
+
+Elementwise Elementwise::binaryOf(BinaryOp op, Elementwise lhs, Elementwise rhs) {
+  Elementwise e;
+  e.kind = Kind::Binary;
+  e.binary = op;
+  e.operands.push_back(std::move(lhs));
+  e.operands.push_back(std::move(rhs));
+  return e;
+}
+
+namespace {
 const char *indexOperator(IndexExpr::Kind kind) {
   return kind == IndexExpr::Kind::Add ? " + " : kind == IndexExpr::Kind::Mul ? " * " : " / ";
 }
@@ -85,18 +199,14 @@ int valueRegisters(const RegValue &v, int consumerWarpgroups) {
                           (int64_t{kWarpgroupThreads} * consumerWarpgroups));
 }
 
-namespace {
-void collectReads(const Elementwise &e, std::vector<unsigned> &out) {
-  if (e.kind == Elementwise::Kind::Value)
-    out.push_back(e.value);
-  for (const Elementwise &o : e.operands)
-    collectReads(o, out);
-}
-} // namespace
-
 std::vector<unsigned> valuesRead(const ProgramOp &op) {
   std::vector<unsigned> out;
-  collectReads(op.expr, out);
+  walk(op.expr, [&](const Elementwise &e) {
+    if (e.kind == Elementwise::Kind::Value)
+      out.push_back(e.value);
+  });
+  if (op.kind == ProgramOp::Kind::AddGlobal)
+    out.push_back(op.dst);
   if (op.kind == ProgramOp::Kind::Mma) {
     if (op.a.where == MmaOperand::Where::Register)
       out.push_back(op.a.index);
@@ -110,7 +220,7 @@ std::vector<unsigned> valuesRead(const ProgramOp &op) {
 
 bool writesValue(const ProgramOp &op, unsigned value) {
   bool hasDst = op.kind == ProgramOp::Kind::Assign || op.kind == ProgramOp::Kind::RowReduce ||
-                op.kind == ProgramOp::Kind::Mma;
+                op.kind == ProgramOp::Kind::Mma || op.kind == ProgramOp::Kind::AddGlobal;
   return hasDst && op.dst == value;
 }
 
@@ -147,13 +257,14 @@ std::string Elementwise::str(const Program &program, const std::vector<Scalar> &
   case Kind::ColIndex:
     return "col(" + var + ")";
   case Kind::Unary:
-    return op == "-" ? "-" + operands[0].str(program, scalars)
-                     : op + "(" + operands[0].str(program, scalars) + ")";
+    return unary == UnaryOp::Neg
+               ? "-" + operands[0].str(program, scalars)
+               : std::string(spelling(unary)) + "(" + operands[0].str(program, scalars) + ")";
   case Kind::Binary:
-    if (op == "max" || op == "min")
-      return op + "(" + operands[0].str(program, scalars) + ", " +
+    if (binary == BinaryOp::Max || binary == BinaryOp::Min)
+      return std::string(spelling(binary)) + "(" + operands[0].str(program, scalars) + ", " +
              operands[1].str(program, scalars) + ")";
-    return "(" + operands[0].str(program, scalars) + " " + op + " " +
+    return "(" + operands[0].str(program, scalars) + " " + spelling(binary) + " " +
            operands[1].str(program, scalars) + ")";
   case Kind::Where:
     return "where(" + operands[0].str(program, scalars) + ", " + operands[1].str(program, scalars) +
@@ -207,7 +318,7 @@ std::string operandText(const Kernel &k, const MmaOperand &o) {
     name = k.warpgroupTiles[o.index].name + " (warpgroup)";
     break;
   case MmaOperand::Where::Register:
-    name = k.program->values[o.index].name + " (registers, as bf16)";
+    name = k.program.values[o.index].name + " (registers, as bf16)";
     break;
   }
   return o.transposed ? name + ".T" : name;
@@ -215,16 +326,24 @@ std::string operandText(const Kernel &k, const MmaOperand &o) {
 
 void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &ops,
               llvm::raw_ostream &os) {
-  const Program &p = *k.program;
+  const Program &p = k.program;
   for (const ProgramOp &op : ops) {
     os << "  " << body << " ";
     switch (op.kind) {
     case ProgramOp::Kind::Assign:
-      os << p.values[op.dst].name << " = " << op.expr.str(p, k.scalars) << "\n";
+      os << p.values[op.dst].name << " = " << op.expr.str(p, k.scalars);
+      if (op.fusedRowSum)
+        os << (op.writesOperand ? " (with the next row sum, as the product's operand)"
+                                : " (with the next row sum)");
+      if (op.skipUntouched)
+        os << " (skipped in a warp the mask leaves as it is)";
+      if (op.skipUnitFactor)
+        os << " (skipped in a warp whose " << p.values[*op.skipUnitFactor].name << " is all 1)";
+      os << "\n";
       break;
     case ProgramOp::Kind::RowReduce:
-      os << p.values[op.dst].name << " = row" << op.reduce << "(" << op.expr.str(p, k.scalars)
-         << ") over " << op.cols << " columns";
+      os << p.values[op.dst].name << " = row" << (op.reduce == Reduce::Max ? "max" : "sum") << "("
+         << op.expr.str(p, k.scalars) << ") over " << op.cols << " columns";
       if (op.reduceBound)
         os << " below " << op.reduceBound->extent.str() << " - " << op.reduceBound->var << " * "
            << op.reduceBound->step;
@@ -235,9 +354,15 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
     case ProgramOp::Kind::Mma:
       os << "mma " << p.values[op.dst].name << (op.accumulate ? " += " : " = ")
          << operandText(k, op.a) << " @ " << operandText(k, op.b);
+      if (op.firstStageOverwrites)
+        os << " (overwrites at a task's first stage)";
       if (op.shadow)
         os << " (waited for after the next " << op.shadow << ")";
       os << "\n";
+      break;
+    case ProgramOp::Kind::AddGlobal:
+      os << p.values[op.dst].name << " += " << k.globals[op.global].name << coords(op.coords)
+         << (op.perColumn ? " (one value per column)" : " (tile)") << "\n";
       break;
     case ProgramOp::Kind::LoadTile:
       os << "load " << k.warpgroupTiles[op.tile].name << " = " << k.globals[op.global].name
@@ -278,14 +403,14 @@ void printValue(const RegValue &v, llvm::raw_ostream &os) {
 std::vector<std::string> outsideCompute(const Kernel &k) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  for (const RegValue &v : k.program->values)
+  for (const RegValue &v : k.program.values)
     if (v.state)
       printValue(v, os);
   for (const WarpgroupTile &t : k.warpgroupTiles)
     os << "  warpgroup tile " << t.name << " " << spec::spelling(t.dtype) << "[" << t.rows << ", "
        << t.cols << "]\n";
-  printOps(k, "setup", k.program->setup, os);
-  printOps(k, "finish", k.program->finish, os);
+  printOps(k, "setup", k.program.setup, os);
+  printOps(k, "finish", k.program.finish, os);
   os.flush();
   std::vector<std::string> lines;
   for (llvm::StringRef rest = text; !rest.empty();) {
@@ -298,7 +423,7 @@ std::vector<std::string> outsideCompute(const Kernel &k) {
 } // namespace
 
 void printProgram(const Kernel &k, llvm::raw_ostream &os) {
-  const Program &p = *k.program;
+  const Program &p = k.program;
   for (const ColumnBound &b : p.maskedBounds)
     os << "  columns past " << b.extent.str() << " (loop " << b.var
        << "): the mask gives every reader its identity there in each stored row; no bound\n";
@@ -317,7 +442,7 @@ int spannedTileDim(const Load &load, size_t d) {
 }
 
 void attachLoopTail(Kernel &kernel, Kernel tail) {
-  TKC_INTERNAL_ASSERT(kernel.loopTail && kernel.program && tail.program && !tail.loopTail,
+  TKC_INTERNAL_ASSERT(kernel.loopTail && !tail.loopTail,
                       "a loop tail attaches a program kernel lowered at the tail's step");
   TKC_INTERNAL_ASSERT(tail.loop.step == kernel.loopTail->step, "tail lowered at another step");
   // The state and warpgroup tiles are declared without the loop's step, setup and finish
@@ -350,12 +475,17 @@ template <class P, class F> void forEachBound(P &p, F f) {
 
 std::vector<ColumnBound> columnBounds(const Kernel &kernel) {
   std::vector<ColumnBound> bounds;
+  auto add = [&](const std::optional<ColumnBound> &b) {
+    if (b && !llvm::is_contained(bounds, *b))
+      bounds.push_back(*b);
+  };
+  // Only reductions and register operands of products have code for absent columns; a
+  // bound elsewhere (an accumulator's) changes nothing the kernel does.
   auto collect = [&](const Kernel &k) {
-    if (!k.program)
-      return;
-    forEachBound(*k.program, [&](const std::optional<ColumnBound> &b) {
-      if (b && !llvm::is_contained(bounds, *b))
-        bounds.push_back(*b);
+    forEachOp(k.program, [&](Body, const ProgramOp &op) {
+      add(op.reduceBound);
+      if (op.kind == ProgramOp::Kind::Mma && op.a.where == MmaOperand::Where::Register)
+        add(k.program.values[op.a.index].bound);
     });
   };
   collect(kernel);
@@ -376,7 +506,7 @@ void attachWholeTiles(Kernel &kernel) {
     return;
   Kernel whole = kernel;
   auto clear = [](Kernel &k) {
-    forEachBound(*k.program, [](std::optional<ColumnBound> &b) { b.reset(); });
+    forEachBound(k.program, [](std::optional<ColumnBound> &b) { b.reset(); });
   };
   clear(whole);
   if (whole.loopTail && whole.loopTail->kernel) {
@@ -395,16 +525,36 @@ std::string LoopBound::Start::str() const {
 }
 
 bool writesGlobal(const Kernel &k, unsigned g) {
-  if (k.store && k.store->global == g)
-    return true;
-  if (!k.program)
-    return false;
-  for (const auto *body : {&k.program->setup, &k.program->compute, &k.program->finish})
-    for (const ProgramOp &op : *body)
-      if ((op.kind == ProgramOp::Kind::StoreTile || op.kind == ProgramOp::Kind::StoreRows) &&
-          op.global == g)
-        return true;
-  return false;
+  GlobalRole role = globalRole(k, g);
+  return role == GlobalRole::TmaStore || role == GlobalRole::Rows;
+}
+
+GlobalRole globalRole(const Kernel &k, unsigned g) {
+  for (const Load &load : k.loads)
+    if (load.global == g)
+      return GlobalRole::TmaLoad;
+  GlobalRole role = GlobalRole::Unused;
+  forEachOp(k.program, [&](Body, const ProgramOp &op) {
+    if (role != GlobalRole::Unused || op.global != g)
+      return;
+    switch (op.kind) {
+    case ProgramOp::Kind::LoadTile:
+      role = GlobalRole::TmaLoad;
+      break;
+    case ProgramOp::Kind::StoreTile:
+      role = GlobalRole::TmaStore;
+      break;
+    case ProgramOp::Kind::StoreRows:
+      role = GlobalRole::Rows;
+      break;
+    case ProgramOp::Kind::AddGlobal:
+      role = op.perColumn ? GlobalRole::AddColumn : GlobalRole::AddTile;
+      break;
+    default:
+      break;
+    }
+  });
+  return role;
 }
 
 void printKernel(const Kernel &k, llvm::raw_ostream &os) {
@@ -432,9 +582,6 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   for (const Load &l : k.loads)
     os << "  load " << k.stageTiles[l.tile].name << " = " << k.globals[l.global].name
        << coords(l.coords) << " (tma, " << k.stageTiles[l.tile].bytes() << " bytes)\n";
-  for (const State &s : k.state)
-    os << "  state " << s.name << " " << spec::spelling(s.dtype) << "[" << s.rows << ", " << s.cols
-       << "]\n";
   for (const WarpgroupTile &t : k.warpgroupTiles)
     os << "  warpgroup tile " << t.name << " " << spec::spelling(t.dtype) << "[" << t.rows << ", "
        << t.cols << "] " << t.bytes() << " bytes per warpgroup\n";
@@ -459,7 +606,7 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
       for (const StageTile &t : tail->kernel->stageTiles)
         os << "  tail stage tile " << t.name << " " << spec::spelling(t.dtype) << "[" << t.rows
            << ", " << t.cols << "] in a full stage's slot\n";
-      printOps(*tail->kernel, "tail compute", tail->kernel->program->compute, os);
+      printOps(*tail->kernel, "tail compute", tail->kernel->program.compute, os);
     }
   }
   if (k.wholeTiles) {
@@ -471,35 +618,11 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
       os << "  whole tiles: a copy without the code for a partial tile runs when no tile crosses "
          << e << "\n";
   }
-  if (k.program)
-    printProgram(k, os);
-  for (unsigned z : k.zeroInit)
-    os << "  setup " << k.state[z].name << " = 0\n";
-  for (const Mma &m : k.mmas)
-    os << "  mma " << k.state[m.acc].name << " += " << k.stageTiles[m.a].name
-       << (m.transposeA ? ".T" : "") << " @ " << k.stageTiles[m.b].name
-       << (m.transposeB ? ".T" : "") << "\n";
-  for (const EpilogueOp &e : k.epilogue) {
-    os << "  epilogue " << k.state[e.state].name;
-    switch (e.kind) {
-    case EpilogueOp::Kind::AddRowVector:
-      os << " += " << k.globals[*e.global].name << coords(e.coords) << " (row vector)\n";
-      break;
-    case EpilogueOp::Kind::AddTile:
-      os << " += " << k.globals[*e.global].name << coords(e.coords) << " (tile)\n";
-      break;
-    case EpilogueOp::Kind::Gelu:
-      os << " = gelu(" << k.state[e.state].name << ")\n";
-      break;
-    }
-  }
-  if (k.store)
-    os << "  store " << k.globals[k.store->global].name << coords(k.store->coords) << " = "
-       << k.state[k.store->state].name << " (tma)\n";
+  printProgram(k, os);
   const Plan &p = k.plan;
-  if (k.store && p.resultParts)
-    os << "  plan finish: result_parts=" << p.resultParts << " split_stages=" << p.splitStages
-       << "\n";
+  if (p.resultParts)
+    os << "  plan finish: " << k.program.values[p.resultValue].name
+       << " result_parts=" << p.resultParts << " split_stages=" << p.splitStages << "\n";
   if (p.stages) {
     os << "  plan smem: stages=" << p.stages << " stage_bytes=" << p.stageBytes
        << " finish_bytes=" << p.finishBytes << " safe_stages=" << p.safeStages
@@ -516,9 +639,37 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
        << " consumer_arrivals=" << p.consumerArrivals << " expect_bytes=" << p.expectBytes
        << " finish_barriers=[";
     llvm::interleave(p.finishBarrierIds, os, ", ");
-    os << "] group_rows=" << p.groupRows;
+    os << "]";
     if (p.rowsFromEnd)
       os << " rows_from_end=" << k.loopBound.stopVar;
+    os << "\n";
+  }
+  if (p.scheduled) {
+    os << "  plan schedule: order=";
+    switch (p.taskOrder) {
+    case TaskOrder::Grouped:
+      os << "grouped group_rows=" << p.groupRows;
+      break;
+    case TaskOrder::Rotated:
+      os << "rotated";
+      break;
+    case TaskOrder::ByLength:
+      os << "by-length paired=" << p.pairedMinCount << ".." << p.pairedMaxCount
+         << " head_major_max=" << p.headMajorMaxCount;
+      break;
+    }
+    if (p.rotateRowBlocks)
+      os << " rotate_row_blocks";
+    os << " ring_start="
+       << (p.ringStart == RingStart::First      ? "first"
+           : p.ringStart == RingStart::SkipLast ? "skip-last"
+                                                : "continue");
+    if (p.finishPerWarpgroup)
+      os << " finish_per_warpgroup";
+    if (p.earlyStages)
+      os << " early_stages=" << p.earlyStages;
+    if (p.prefetchDescriptors)
+      os << " prefetch_descriptors";
     os << "\n";
   }
 }
@@ -526,8 +677,8 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
 void verifyKernel(const Kernel &k) {
   TKC_INTERNAL_ASSERT(k.arch, "kernel without an arch");
   if (const auto &tail = k.loopTail) {
-    TKC_INTERNAL_ASSERT(tail->step > 0 && tail->step < k.loop.step && k.program &&
-                            k.loopBound.stopVar.empty() && !k.loopBound.start,
+    TKC_INTERNAL_ASSERT(tail->step > 0 && tail->step < k.loop.step && k.loopBound.stopVar.empty() &&
+                            !k.loopBound.start,
                         "a loop tail is narrower than the step, of a program's whole loop");
     if (tail->kernel)
       verifyKernel(*tail->kernel);
@@ -541,91 +692,96 @@ void verifyKernel(const Kernel &k) {
     TKC_INTERNAL_ASSERT(l.coords.size() == k.globals[l.global].dims.size(),
                         "load coordinates do not match the global's rank");
   }
-  for (const Mma &m : k.mmas)
-    TKC_INTERNAL_ASSERT(m.acc < k.state.size() && m.a < k.stageTiles.size() &&
-                            m.b < k.stageTiles.size(),
-                        "mma refers to missing operands");
-  TKC_INTERNAL_ASSERT(k.store.has_value() != k.program.has_value(),
-                      "a kernel has either a store or a program");
-  if (k.store)
-    TKC_INTERNAL_ASSERT(k.store->coords.size() == k.globals[k.store->global].dims.size(),
-                        "store coordinates do not match the global's rank");
-  if (k.program) {
-    const Program &p = *k.program;
-    for (const RegValue &v : p.values)
-      TKC_INTERNAL_ASSERT(!v.laneShares || (v.state && v.shape == RegValue::Shape::RowVector),
-                          "only a state row vector is held as lane shares");
-    for (const auto *ops : {&p.setup, &p.compute, &p.finish})
-      for (size_t i = 0; i < ops->size(); ++i) {
-        const ProgramOp &op = (*ops)[i];
-        TKC_INTERNAL_ASSERT(op.shadow == 0 ||
-                                (op.kind == ProgramOp::Kind::Mma && i + op.shadow < ops->size()),
-                            "only a product has ops in its shadow, and they exist");
-        for (size_t j = i + 1; j <= i + op.shadow; ++j)
-          TKC_INTERNAL_ASSERT((*ops)[j].kind == ProgramOp::Kind::Assign ||
-                                  (*ops)[j].kind == ProgramOp::Kind::RowReduce,
-                              "only elementwise ops and reductions run under a product");
-        bool hasDst = op.kind == ProgramOp::Kind::Assign || op.kind == ProgramOp::Kind::RowReduce ||
-                      op.kind == ProgramOp::Kind::Mma;
-        TKC_INTERNAL_ASSERT(!hasDst || op.dst < p.values.size(), "program op without a value");
-        TKC_INTERNAL_ASSERT(
-            !op.laneShares ||
-                (ops == &p.compute && op.kind == ProgramOp::Kind::RowReduce && op.reduce == "sum"),
-            "only compute's row sums leave lane shares");
-        // Shares are read only by what keeps them shares: before finish, a value
-        // held as shares (or a sum's shares) is read only by an update of a
-        // value held as shares.
-        if (ops != &p.finish)
-          for (unsigned v : valuesRead(op)) {
-            bool share = p.values[v].laneShares || llvm::any_of(p.compute, [&](const ProgramOp &o) {
-                           return o.laneShares && o.dst == v;
-                         });
-            TKC_INTERNAL_ASSERT(
-                !share || (op.kind == ProgramOp::Kind::Assign && p.values[op.dst].laneShares),
-                "lane shares read before finish by other than their update");
-          }
-        if (op.kind == ProgramOp::Kind::Mma)
-          TKC_INTERNAL_ASSERT(p.values[op.dst].shape == RegValue::Shape::Tile,
-                              "a product into a row vector");
-        if (op.kind == ProgramOp::Kind::LoadTile || op.kind == ProgramOp::Kind::StoreTile ||
-            op.kind == ProgramOp::Kind::StoreRows)
-          TKC_INTERNAL_ASSERT(op.global < k.globals.size() &&
-                                  op.coords.size() == k.globals[op.global].dims.size(),
-                              "program access does not match the global's rank");
-      }
+  const Program &p = k.program;
+  for (const RegValue &v : p.values)
+    TKC_INTERNAL_ASSERT(!v.laneShares || (v.state && v.shape == RegValue::Shape::RowVector),
+                        "only a state row vector is held as lane shares");
+  for (Body body : {Body::Setup, Body::Compute, Body::Finish}) {
+    const std::vector<ProgramOp> &ops = p.body(body);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const ProgramOp &op = ops[i];
+      TKC_INTERNAL_ASSERT(op.shadow == 0 ||
+                              (op.kind == ProgramOp::Kind::Mma && i + op.shadow < ops.size()),
+                          "only a product has ops in its shadow, and they exist");
+      for (size_t j = i + 1; j <= i + op.shadow; ++j)
+        TKC_INTERNAL_ASSERT(ops[j].kind == ProgramOp::Kind::Assign ||
+                                ops[j].kind == ProgramOp::Kind::RowReduce,
+                            "only elementwise ops and reductions run under a product");
+      bool hasDst = op.kind == ProgramOp::Kind::Assign || op.kind == ProgramOp::Kind::RowReduce ||
+                    op.kind == ProgramOp::Kind::Mma || op.kind == ProgramOp::Kind::AddGlobal;
+      TKC_INTERNAL_ASSERT(!hasDst || op.dst < p.values.size(), "program op without a value");
+      TKC_INTERNAL_ASSERT(!op.laneShares ||
+                              (body == Body::Compute && op.kind == ProgramOp::Kind::RowReduce &&
+                               op.reduce == Reduce::Sum),
+                          "only compute's row sums leave lane shares");
+      TKC_INTERNAL_ASSERT(
+          !op.firstStageOverwrites ||
+              (body == Body::Compute && op.kind == ProgramOp::Kind::Mma && op.accumulate),
+          "only compute's accumulating products overwrite at the first stage");
+      TKC_INTERNAL_ASSERT(!op.fusedRowSum ||
+                              (op.kind == ProgramOp::Kind::Assign && i + 1 < ops.size() &&
+                               ops[i + 1].kind == ProgramOp::Kind::RowReduce &&
+                               ops[i + 1].reduce == Reduce::Sum && ops[i + 1].expr.isValue(op.dst)),
+                          "a fused row sum is the next op, a sum of the assigned value");
+      TKC_INTERNAL_ASSERT(!op.writesOperand || op.fusedRowSum,
+                          "only a fused pass writes a product's operand");
+      TKC_INTERNAL_ASSERT(op.kind != ProgramOp::Kind::AddGlobal || body == Body::Finish,
+                          "globals are added in finish");
+      // Shares are read only by what keeps them shares: before finish, a value
+      // held as shares (or a sum's shares) is read only by an update of a
+      // value held as shares.
+      if (body != Body::Finish)
+        for (unsigned v : valuesRead(op)) {
+          bool share = p.values[v].laneShares || llvm::any_of(p.compute, [&](const ProgramOp &o) {
+                         return o.laneShares && o.dst == v;
+                       });
+          TKC_INTERNAL_ASSERT(
+              !share || (op.kind == ProgramOp::Kind::Assign && p.values[op.dst].laneShares),
+              "lane shares read before finish by other than their update");
+        }
+      if (op.kind == ProgramOp::Kind::Mma || op.kind == ProgramOp::Kind::AddGlobal)
+        TKC_INTERNAL_ASSERT(p.values[op.dst].shape == RegValue::Shape::Tile,
+                            "a product or a global added into a row vector");
+      if (op.kind == ProgramOp::Kind::LoadTile || op.kind == ProgramOp::Kind::StoreTile ||
+          op.kind == ProgramOp::Kind::StoreRows || op.kind == ProgramOp::Kind::AddGlobal)
+        TKC_INTERNAL_ASSERT(op.global < k.globals.size() &&
+                                op.coords.size() == k.globals[op.global].dims.size(),
+                            "program access does not match the global's rank");
+    }
   }
-  for (const EpilogueOp &e : k.epilogue)
-    TKC_INTERNAL_ASSERT(e.state < k.state.size() && (e.kind == EpilogueOp::Kind::Gelu ||
-                                                     (e.global && *e.global < k.globals.size())),
-                        "epilogue refers to missing operands");
-  const Plan &p = k.plan;
-  if (p.resultParts) {
-    TKC_INTERNAL_ASSERT(k.store && (p.resultParts == 1 || p.resultParts == 2),
-                        "only the matrix-product form's result comes in one or two parts");
-    TKC_INTERNAL_ASSERT(p.resultParts == 2 || p.splitStages == 0,
-                        "the last stages are split only for a result in two parts");
-    TKC_INTERNAL_ASSERT(k.state[k.store->state].cols % (64 * p.resultParts) == 0,
-                        "each part of the result is a whole number of 64-column chunks");
+  const Plan &plan = k.plan;
+  if (plan.resultParts) {
+    TKC_INTERNAL_ASSERT(plan.resultParts == 2 && plan.resultValue < p.values.size() &&
+                            p.values[plan.resultValue].state &&
+                            p.values[plan.resultValue].cols % (64 * plan.resultParts) == 0,
+                        "a result in parts is a state tile of whole 64-column chunks a part");
   }
-  if (p.stages) {
-    TKC_INTERNAL_ASSERT(p.stages >= 1 && p.stages <= 16, "stage count out of range");
-    TKC_INTERNAL_ASSERT(p.safeStages >= 1 && p.safeStages <= p.stages,
+  TKC_INTERNAL_ASSERT(plan.splitStages == 0 || plan.resultParts == 2,
+                      "the last stages are split only for a result in two parts");
+  if (plan.stages) {
+    TKC_INTERNAL_ASSERT(plan.stages >= 1 && plan.stages <= 16, "stage count out of range");
+    TKC_INTERNAL_ASSERT(plan.safeStages >= 1 && plan.safeStages <= plan.stages,
                         "no stage lies before the finish block");
-    TKC_INTERNAL_ASSERT(p.splitStages <= p.stages,
+    TKC_INTERNAL_ASSERT(plan.splitStages <= plan.stages,
                         "more stages held at a task's end than the ring has");
     // Compute stages the left half in the finish block while held stages are still read; the
     // emitted SAFE_STAGES assertion then checks kittens places the block past every stage.
-    TKC_INTERNAL_ASSERT(p.splitStages == 0 || p.safeStages == p.stages,
+    TKC_INTERNAL_ASSERT(plan.splitStages == 0 || plan.safeStages == plan.stages,
                         "a split result's finish block aliases a stage");
   }
-  if (p.producerArrivals) {
+  if (plan.producerArrivals) {
     int bytes = 0;
     for (const Load &l : k.loads)
       bytes += static_cast<int>(k.stageTiles[l.tile].bytes());
-    TKC_INTERNAL_ASSERT(p.expectBytes == bytes,
+    TKC_INTERNAL_ASSERT(plan.expectBytes == bytes,
                         "the bytes armed per stage differ from the bytes loaded");
-    TKC_INTERNAL_ASSERT(static_cast<int>(p.finishBarrierIds.size()) == k.consumerWarpgroups,
+    TKC_INTERNAL_ASSERT(static_cast<int>(plan.finishBarrierIds.size()) == k.consumerWarpgroups,
                         "one finish barrier per consumer warpgroup");
+    TKC_INTERNAL_ASSERT(plan.taskOrder != TaskOrder::Grouped ||
+                            (k.tasks.size() == 2 && plan.groupRows > 0),
+                        "a grouped order walks two task indices in groups of rows");
+    TKC_INTERNAL_ASSERT(plan.taskOrder != TaskOrder::ByLength || !k.loopBound.stopVar.empty(),
+                        "tasks are ordered by length only where the loop stops at their rows");
   }
 }
 

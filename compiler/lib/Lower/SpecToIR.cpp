@@ -5,18 +5,9 @@
 //===----------------------------------------------------------------------===//
 //
 // Name resolution, condition evaluation and shape/dtype checking for one
-// instantiation, producing the program part of the kernel IR. The lcf lowering
-// understands the statement forms of a tiled matrix product and its epilogue:
-//
-//   producer load:   t = G[i, j]             (a TMA tile load per stage)
-//   consumer setup:  acc = 0
-//   consumer compute: acc += x @ y, x @ y.T, x.T @ y
-//   consumer finish: acc = acc + v[j]        (row-vector broadcast)
-//                    acc = acc + G[i, j]     (residual tile)
-//                    acc = gelu(acc)
-//                    G[i, j] = acc           (the result)
-//
-// Anything else is reported as not supported yet, at its location.
+// instantiation, producing the kernel IR: the producer's TMA loads (`t = G[i, j]`
+// per stage) and the consumer's program (LowerProgram.inc). Anything the lcf
+// lowering cannot express is reported as not supported yet, at its location.
 //
 //===----------------------------------------------------------------------===//
 #include "tkc/Lower/SpecToIR.h"
@@ -114,25 +105,7 @@ public:
     lowerLoads();
     if (tailStep)
       applyTailStep();
-    if (isMatrixProductForm()) {
-      if (!kernel.loopBound.stopVar.empty())
-        diags.report(DiagID::err_sema_loop_stop_gemm, kernel.loop.loc, kernel.loop.name);
-      if (kernel.loopTail)
-        diags.report(DiagID::err_sema_loop_tail_loop, kernel.loopTail->loc, kernel.loop.name,
-                     kernel.loop.size.str(), "this kernel lowers to the matrix-product form");
-      lowerSetup();
-      lowerCompute();
-      lowerFinish();
-    } else {
-      // A program's loop index may order what it computes (masks, a loop that stops or
-      // starts at a row), which the lowering does not map through a backward walk yet.
-      if (kernel.alternateLoop)
-        diags.report(DiagID::err_sema_unsupported, spec.grid->loopOrder->loc,
-                     "'loop_order: alternate' in a consumer program",
-                     "only a consumer that accumulates a matrix product ('acc += a @ b') walks "
-                     "its loop backward");
-      lowerProgram();
-    }
+    lowerProgram();
     if (diags.getNumErrors() != errorsBefore)
       return std::nullopt;
     checkEveryLoadIsUsed();
@@ -666,6 +639,11 @@ private:
       }
       if (!constant)
         continue;
+      // TMA boxes and wgmma descriptors are built for 128-byte swizzled rows.
+      if (extents[1] % 64 != 0) {
+        diags.report(DiagID::err_sema_tile_width, tile.shape[1].loc, tile.name.value, extents[1]);
+        continue;
+      }
       // `of: [k, v]` declares one tile of this shape per name.
       std::vector<spec::Located<std::string>> names;
       if (tile.of.empty())
@@ -977,6 +955,11 @@ private:
       diags.report(DiagID::err_sema_value_kind, spec.grid->order->loc, "'order: grouped'",
                    "used with two task indices",
                    fmt::format("{} task indices", kernel.tasks.size()));
+    // Tasks whose loop stops at their rows differ in length: they are ordered by it.
+    if (kernel.groupedOrder && spec.grid->order && !kernel.loopBound.stopVar.empty())
+      diags.report(DiagID::err_sema_value_kind, spec.grid->order->loc, "'order: grouped'",
+                   "used with a loop over its whole size",
+                   "a loop that stops at the rows of '" + kernel.loopBound.stopVar + "'");
     kernel.alternateLoop = spec.grid->loopOrder && spec.grid->loopOrder->value == "alternate";
   }
 
@@ -1031,12 +1014,8 @@ private:
                      kernel.consumerWarpgroups, wantRows);
         continue;
       }
-      if (extents.size() == 1) {
-        vectorStates.push_back(ir::State{state.name.value, *dtype, rows, 1, state.name.loc});
-        continue;
-      }
-      stateIndex[state.name.value] = static_cast<unsigned>(kernel.state.size());
-      kernel.state.push_back(ir::State{state.name.value, *dtype, rows, extents[1], state.name.loc});
+      stateDecls.push_back(
+          StateDecl{state.name.value, rows, extents.size() == 1 ? 1 : extents[1], state.name.loc});
     }
   }
 
@@ -1202,222 +1181,15 @@ private:
     }
   }
 
-  /// `acc` naming consumer state; reports otherwise.
-  std::optional<unsigned> stateRef(const Expr &expr, const std::string &what) {
-    if (expr.kind != Expr::Kind::Name)
-      return std::nullopt;
-    if (!known(expr, what))
-      return std::nullopt;
-    auto it = stateIndex.find(expr.text);
-    if (it == stateIndex.end())
-      return std::nullopt;
-    return it->second;
-  }
-
-  void lowerSetup() {
-    for (const stmt::Stmt *statement : activeStatements(spec.consumer.setup)) {
-      auto acc = statement->target ? stateRef(*statement->target, "'setup'") : std::nullopt;
-      if (!acc || statement->op != "=" || statement->value->kind != Expr::Kind::Number ||
-          statement->value->text != "0") {
-        unsupported(*statement, "setup", "only 'acc = 0' is lowered today");
-        continue;
-      }
-      kernel.zeroInit.push_back(*acc);
-    }
-  }
-
-  /// A stage tile used as a matrix operand, maybe transposed (`b.T`).
-  std::optional<std::pair<unsigned, bool>> operand(const Expr &expr, const std::string &what) {
-    bool transposed = false;
-    const Expr *base = &expr;
-    if (expr.kind == Expr::Kind::Member && expr.text == "T") {
-      transposed = true;
-      base = expr.operands[0].get();
-    }
-    if (base->kind != Expr::Kind::Name || !known(*base, what))
-      return std::nullopt;
-    auto it = tileIndex.find(base->text);
-    if (it == tileIndex.end()) {
-      diags.report(DiagID::err_sema_unsupported, base->loc,
-                   "'" + base->text + "' as a matrix operand",
-                   "operands come from the stage's shared-memory tiles");
-      return std::nullopt;
-    }
-    return std::pair{static_cast<unsigned>(it->second), transposed};
-  }
-
-  static std::string shapeText(int64_t rows, int64_t cols) {
-    return fmt::format("[{}, {}]", rows, cols);
-  }
-
-  void lowerCompute() {
-    unsigned errorsBefore = diags.getNumErrors();
-    auto statements = activeStatements(spec.consumer.compute);
-    for (const stmt::Stmt *statement : statements) {
-      const std::string what = "'compute'";
-      const Expr *value = statement->value.get();
-      auto acc = statement->target ? stateRef(*statement->target, what) : std::nullopt;
-      if (!acc || statement->op != "+=" || value->kind != Expr::Kind::Binary ||
-          value->text != "@") {
-        unsupported(*statement, "compute", "write 'acc += a @ b' (either operand may be '.T')");
-        continue;
-      }
-      auto a = operand(*value->operands[0], what);
-      auto b = operand(*value->operands[1], what);
-      if (!a || !b)
-        continue;
-      const ir::StageTile &ta = kernel.stageTiles[a->first];
-      const ir::StageTile &tb = kernel.stageTiles[b->first];
-      int64_t aRows = a->second ? ta.cols : ta.rows, aCols = a->second ? ta.rows : ta.cols;
-      int64_t bRows = b->second ? tb.cols : tb.rows, bCols = b->second ? tb.rows : tb.cols;
-      if (aCols != bRows) {
-        diags.report(DiagID::err_sema_shape, value->loc, "the matrix product",
-                     shapeText(aRows, aCols), shapeText(bRows, bCols));
-        continue;
-      }
-      const ir::State &s = kernel.state[*acc];
-      if (s.rows != aRows || s.cols != bCols) {
-        diags.report(DiagID::err_sema_shape, statement->loc, "the accumulation",
-                     "'" + s.name + "' " + shapeText(s.rows, s.cols),
-                     "the product " + shapeText(aRows, bCols));
-        continue;
-      }
-      if (a->second) {
-        diags.report(DiagID::err_sema_unsupported, value->operands[0]->loc,
-                     "a transposed left operand", "load the tile in the layout you multiply");
-        continue;
-      }
-      if (aCols != 64) {
-        diags.report(DiagID::err_sema_tile_width, value->operands[0]->loc, "tile '" + ta.name + "'",
-                     aCols);
-        continue;
-      }
-      if (bCols % 64 != 0 || bCols > 256) {
-        diags.report(DiagID::err_sema_tile_n, value->operands[1]->loc, tb.name, bCols);
-        continue;
-      }
-      if (!arch.hasWgmma) {
-        diags.report(DiagID::err_arch_lacks_op, value->loc,
-                     "a matrix product of shared-memory tiles", "wgmma", arch.name.str(),
-                     archListWith([](const ArchInfo &a) { return a.hasWgmma; }));
-        continue;
-      }
-      if (!llvm::is_contained(kernel.zeroInit, *acc)) {
-        diags.report(DiagID::err_sema_accumulator_unset, statement->target->loc, s.name);
-        continue;
-      }
-      if (!kernel.mmas.empty()) {
-        unsupported(*statement, "compute", "one matrix product per stage");
-        continue;
-      }
-      kernel.mmas.push_back(
-          ir::Mma{*acc, a->first, b->first, a->second, b->second, true, statement->loc});
-    }
-    if (kernel.mmas.empty() && diags.getNumErrors() == errorsBefore)
-      diags.report(DiagID::err_sema_missing_mma,
-                   spec.consumer.compute ? spec.consumer.compute->name.loc : spec.consumer.loc);
-  }
-
-  void lowerFinish() {
-    unsigned errorsBefore = diags.getNumErrors();
-    for (const stmt::Stmt *statement : activeStatements(spec.consumer.finish)) {
-      const std::string what = "'finish'";
-      if (statement->op != "=" || !statement->target) {
-        unsupported(*statement, "finish", "write 'acc = ...' or 'C[m, n] = acc'");
-        continue;
-      }
-      const Expr &target = *statement->target;
-      if (target.kind == Expr::Kind::Index) {
-        lowerStore(*statement, what);
-        continue;
-      }
-      auto acc = stateRef(target, what);
-      if (!acc) {
-        unsupported(*statement, "finish", "assign to consumer state or store to a global");
-        continue;
-      }
-      const ir::State &s = kernel.state[*acc];
-      const Expr &value = *statement->value;
-      // acc = gelu(acc)
-      if (value.kind == Expr::Kind::Call && value.text == "gelu" && value.operands.size() == 1 &&
-          value.operands[0]->kind == Expr::Kind::Name && value.operands[0]->text == s.name) {
-        kernel.epilogue.push_back(
-            ir::EpilogueOp{ir::EpilogueOp::Kind::Gelu, *acc, std::nullopt, {}, statement->loc});
-        continue;
-      }
-      // acc = acc + G[...]
-      if (value.kind == Expr::Kind::Binary && value.text == "+" &&
-          value.operands[0]->kind == Expr::Kind::Name && value.operands[0]->text == s.name &&
-          value.operands[1]->kind == Expr::Kind::Index) {
-        const Expr &access = *value.operands[1];
-        bool vector = access.operands.size() == 2 && globalRank(access) == 1;
-        auto lowered = vector ? lowerAccess(access, {s.cols}, what, "a row of '" + s.name + "'")
-                              : lowerAccess(access, {s.rows, s.cols}, what, "'" + s.name + "'");
-        if (!lowered)
-          continue;
-        kernel.epilogue.push_back(ir::EpilogueOp{
-            vector ? ir::EpilogueOp::Kind::AddRowVector : ir::EpilogueOp::Kind::AddTile, *acc,
-            lowered->first, std::move(lowered->second), statement->loc});
-        continue;
-      }
-      unsupported(*statement, "finish",
-                  "the epilogue lowers 'acc = acc + v[j]', 'acc = acc + G[i, j]' and "
-                  "'acc = gelu(acc)' today");
-    }
-    if (!kernel.store && diags.getNumErrors() == errorsBefore)
-      diags.report(DiagID::err_sema_missing_store,
-                   spec.consumer.finish ? spec.consumer.finish->name.loc : spec.consumer.loc);
-    if (kernel.store)
-      for (size_t i = 0; i < kernel.state.size(); ++i)
-        if (i != kernel.store->state)
-          diags.report(DiagID::err_sema_unsupported, kernel.state[i].loc,
-                       "state '" + kernel.state[i].name + "' beside the stored accumulator",
-                       "a kernel of matrix products keeps one accumulator, the one its finish "
-                       "stores");
-  }
-
-  /// Rank of the global an access names, or 0 if it is not a known global.
-  size_t globalRank(const Expr &access) const {
-    const Expr &base = *access.operands[0];
-    auto it = globalIndex.find(base.text);
-    return it == globalIndex.end() ? 0 : kernel.globals[it->second].dims.size();
-  }
-
-  void lowerStore(const stmt::Stmt &statement, const std::string &what) {
-    auto acc = stateRef(*statement.value, what);
-    if (!acc) {
-      unsupported(statement, "finish", "store consumer state: 'C[m, n] = acc'");
-      return;
-    }
-    const ir::State &s = kernel.state[*acc];
-    auto access = lowerAccess(*statement.target, {s.rows, s.cols}, what, "'" + s.name + "'");
-    if (!access)
-      return;
-    const ir::Global &g = kernel.globals[access->first];
-    if (g.dtype != spec::DType::BF16) {
-      diags.report(DiagID::err_sema_dtype, statement.target->loc,
-                   "the result global '" + g.name + "'", "bf16", spelling(g.dtype));
-      return;
-    }
-    if (kernel.store) {
-      unsupported(statement, "finish", "one store of the result per task");
-      return;
-    }
-    kernel.store = ir::Store{access->first, *acc, std::move(access->second), statement.loc};
-  }
-
   void checkEveryLoadIsUsed() {
     for (const ir::Load &load : kernel.loads) {
-      bool used = llvm::any_of(kernel.mmas, [&](const ir::Mma &mma) {
-        return mma.a == load.tile || mma.b == load.tile;
-      });
-      if (kernel.program)
-        for (const ir::ProgramOp &op : kernel.program->compute) {
-          auto reads = [&](const ir::MmaOperand &o) {
-            return o.where == ir::MmaOperand::Where::Stage && o.index == load.tile;
-          };
-          used = used || (op.kind == ir::ProgramOp::Kind::Mma && (reads(op.a) || reads(op.b)));
-        }
+      bool used = false;
+      for (const ir::ProgramOp &op : kernel.program.compute) {
+        auto reads = [&](const ir::MmaOperand &o) {
+          return o.where == ir::MmaOperand::Where::Stage && o.index == load.tile;
+        };
+        used = used || (op.kind == ir::ProgramOp::Kind::Mma && (reads(op.a) || reads(op.b)));
+      }
       if (!used)
         diags.report(DiagID::err_sema_unused_load, load.loc, kernel.stageTiles[load.tile].name);
     }
@@ -1430,8 +1202,14 @@ private:
   std::optional<int64_t> tailStep;
   ir::Kernel kernel;
   llvm::StringMap<SourceLoc> declared;
-  llvm::StringMap<unsigned> globalIndex, tileIndex, stateIndex, scalarIndex, warpgroupTileIndex;
-  std::vector<ir::State> vectorStates;
+  llvm::StringMap<unsigned> globalIndex, tileIndex, scalarIndex, warpgroupTileIndex;
+  /// `state:` declarations: tiles (cols > 1) and row vectors (cols 1).
+  struct StateDecl {
+    std::string name;
+    int64_t rows, cols;
+    SourceLoc loc;
+  };
+  std::vector<StateDecl> stateDecls;
   llvm::StringMap<int64_t> constantValues;
 #include "LowerProgram.inc"
 };
@@ -1571,28 +1349,9 @@ std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, Diagnosti
 }
 
 std::optional<ir::Kernel> lowerSpecToIR(const spec::KernelSpec &spec, const Instance &instance,
-                                        const ArchInfo &arch, DiagnosticEngine &diags) {
-  return Lowering(spec, instance, arch, diags).run();
-}
-
-std::optional<ir::Kernel> compileInstance(const spec::KernelSpec &spec, const Instance &instance,
-                                          const ArchInfo &arch, DiagnosticEngine &diags,
-                                          const PipelineOptions &options) {
-  std::optional<ir::Kernel> kernel = lowerSpecToIR(spec, instance, arch, diags);
-  if (!kernel || !runPassPipeline(*kernel, diags, options))
-    return std::nullopt;
-  if (kernel->loopTail) {
-    const ir::LoopTail &at = *kernel->loopTail;
-    std::optional<ir::Kernel> tail = Lowering(spec, instance, arch, diags, at.step).run();
-    if (!tail || !runPassPipeline(*tail, diags, options)) {
-      diags.report(DiagID::note_loop_tail, at.loc, kernel->loop.name, at.step);
-      return std::nullopt;
-    }
-    ir::attachLoopTail(*kernel, std::move(*tail));
-    ir::verifyKernel(*kernel);
-  }
-  ir::attachWholeTiles(*kernel);
-  return kernel;
+                                        const ArchInfo &arch, DiagnosticEngine &diags,
+                                        std::optional<int64_t> tailStep) {
+  return Lowering(spec, instance, arch, diags, tailStep).run();
 }
 
 } // namespace tkc

@@ -88,7 +88,8 @@ private:
     case Kind::Scalar:
       return scalars[e.value].positive();
     case Kind::Binary:
-      return (e.op == "*" || e.op == "/") && positive(e.operands[0]) && positive(e.operands[1]);
+      return (e.binary == ir::BinaryOp::Mul || e.binary == ir::BinaryOp::Div) &&
+             positive(e.operands[0]) && positive(e.operands[1]);
     default:
       return false;
     }
@@ -97,7 +98,7 @@ private:
   /// `rest * factor` or `factor * rest` with a positive factor.
   bool splitFactor(const ir::Elementwise &e, std::optional<ir::Elementwise> &factor,
                    std::optional<ir::Elementwise> &rest) const {
-    if (e.kind != Kind::Binary || e.op != "*")
+    if (!e.isBinary(ir::BinaryOp::Mul))
       return false;
     for (int side : {1, 0})
       if (positive(e.operands[side])) {
@@ -141,11 +142,7 @@ private:
   /// Every read of s in `e` becomes `s * factor`.
   static void substitute(ir::Elementwise &e, unsigned s, const ir::Elementwise &factor) {
     if (isValue(e, s)) {
-      ir::Elementwise product;
-      product.kind = Kind::Binary;
-      product.op = "*";
-      product.operands = {e, factor};
-      e = std::move(product);
+      e = ir::Elementwise::binaryOf(ir::BinaryOp::Mul, e, factor);
       return;
     }
     for (ir::Elementwise &o : e.operands)
@@ -167,8 +164,7 @@ private:
       out.push_back(std::move(op));
       return true;
     }
-    if (op.kind == OpKind::RowReduce && isValue(op.expr, s) &&
-        (op.reduce == "max" || op.reduce == "min")) {
+    if (op.kind == OpKind::RowReduce && isValue(op.expr, s) && op.reduce == ir::Reduce::Max) {
       // The reduction of the unscaled tile, then one multiplication per row.
       unsigned dst = op.dst;
       SourceLoc loc = op.loc;
@@ -196,12 +192,10 @@ private:
 } // namespace
 
 bool deferScale(ir::Kernel &kernel, DiagnosticEngine &) {
-  if (!kernel.program)
-    return true;
-  Deferrer deferrer(*kernel.program, kernel.scalars);
-  deferrer.run(kernel.program->setup);
-  deferrer.run(kernel.program->compute);
-  deferrer.run(kernel.program->finish);
+  Deferrer deferrer(kernel.program, kernel.scalars);
+  deferrer.run(kernel.program.setup);
+  deferrer.run(kernel.program.compute);
+  deferrer.run(kernel.program.finish);
   return true;
 }
 

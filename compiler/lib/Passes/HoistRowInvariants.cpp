@@ -121,12 +121,10 @@ private:
 } // namespace
 
 bool hoistRowInvariants(ir::Kernel &kernel, DiagnosticEngine &) {
-  if (!kernel.program)
-    return true;
-  Hoister hoister(*kernel.program);
-  hoister.run(kernel.program->setup);
-  hoister.run(kernel.program->compute);
-  hoister.run(kernel.program->finish);
+  Hoister hoister(kernel.program);
+  hoister.run(kernel.program.setup);
+  hoister.run(kernel.program.compute);
+  hoister.run(kernel.program.finish);
   return true;
 }
 

@@ -88,7 +88,7 @@ struct Fact {
 class Prover {
 public:
   Prover(const ir::Kernel &kernel, const ir::ColumnBound &bound, const std::string &rowVar)
-      : k(kernel), p(*kernel.program), bound(bound), rowVar(rowVar) {}
+      : k(kernel), p(kernel.program), bound(bound), rowVar(rowVar) {}
 
   /// Whether every reader of a value with the bound in compute sees its
   /// identity at the columns past it.
@@ -144,7 +144,7 @@ private:
         facts[op.dst] = f;
       } else if (replacesNegInf(op.expr)) {
         notNegInf.insert(op.dst);
-      } else if (const ir::Elementwise &e = op.expr; e.kind == Kind::Binary && e.op == "max") {
+      } else if (const ir::Elementwise &e = op.expr; e.isBinary(ir::BinaryOp::Max)) {
         // r = max(a, b): at least whatever a or b is at least.
         for (const ir::Elementwise &o : e.operands)
           if (o.kind == Kind::Value && dominates.count(o.value)) {
@@ -162,9 +162,9 @@ private:
       if (op.reduceBound != bound)
         return !readsBounded(op.expr);
       Fact f = eval(op.expr);
-      if (!f.is(op.reduce == "max" ? -INFINITY : 0.0))
+      if (!f.is(op.reduce == ir::Reduce::Max ? -INFINITY : 0.0))
         return false;
-      if (op.reduce == "max" && op.expr.kind == Kind::Value)
+      if (op.reduce == ir::Reduce::Max && op.expr.kind == Kind::Value)
         dominates[op.dst] = {op.expr.value, version[op.expr.value]};
       return true;
     }
@@ -192,13 +192,13 @@ private:
     if (e.kind != Kind::Where)
       return false;
     const ir::Elementwise &c = e.operands[0];
-    if (c.kind != Kind::Binary || (c.op != "==" && c.op != "!="))
+    if (!c.isBinary(ir::BinaryOp::Eq) && !c.isBinary(ir::BinaryOp::Ne))
       return false;
     const ir::Elementwise &r = c.operands[0], &inf = c.operands[1];
     if (r.kind != Kind::Value || inf.kind != Kind::Number || inf.number != -INFINITY)
       return false;
-    const ir::Elementwise &same = e.operands[c.op == "==" ? 2 : 1];
-    const ir::Elementwise &other = e.operands[c.op == "==" ? 1 : 2];
+    const ir::Elementwise &same = e.operands[c.binary == ir::BinaryOp::Eq ? 2 : 1];
+    const ir::Elementwise &other = e.operands[c.binary == ir::BinaryOp::Eq ? 1 : 2];
     return same.kind == Kind::Value && same.value == r.value && other.kind == Kind::Number &&
            std::isfinite(other.number);
   }
@@ -224,7 +224,7 @@ private:
     case Kind::ColIndex:
       return e.var == bound.var && e.step == bound.step ? Fact::of(W::Column) : Fact{};
     case Kind::Unary:
-      return unary(e.op, eval(e.operands[0]));
+      return unary(e.unary, eval(e.operands[0]));
     case Kind::Binary:
       return binary(e, eval(e.operands[0]), eval(e.operands[1]));
     case Kind::Where: {
@@ -238,24 +238,28 @@ private:
     return Fact{};
   }
 
-  static Fact unary(const std::string &op, const Fact &x) {
+  static Fact unary(ir::UnaryOp op, const Fact &x) {
     using W = Fact::What;
-    if (op == "not")
+    if (op == ir::UnaryOp::Not)
       return x.what == W::True    ? Fact::of(W::False)
              : x.what == W::False ? Fact::of(W::True)
                                   : Fact{};
     if (x.what != W::Number)
       return Fact{};
-    static const std::pair<const char *, double (*)(double)> functions[] = {
-        {"-", [](double v) { return -v; }},
-        {"exp2", [](double v) { return std::exp2(v); }},
-        {"exp", [](double v) { return std::exp(v); }},
-        {"log2", [](double v) { return std::log2(v); }},
-        {"log", [](double v) { return std::log(v); }},
-        {"sqrt", [](double v) { return std::sqrt(v); }},
-        {"rcp", [](double v) { return 1.0 / v; }},
-        {"tanh", [](double v) { return std::tanh(v); }},
-        {"abs", [](double v) { return std::fabs(v); }},
+    static const std::pair<ir::UnaryOp, double (*)(double)> functions[] = {
+        {ir::UnaryOp::Neg, [](double v) { return -v; }},
+        {ir::UnaryOp::Exp2, [](double v) { return std::exp2(v); }},
+        {ir::UnaryOp::Exp, [](double v) { return std::exp(v); }},
+        {ir::UnaryOp::Log2, [](double v) { return std::log2(v); }},
+        {ir::UnaryOp::Log, [](double v) { return std::log(v); }},
+        {ir::UnaryOp::Sqrt, [](double v) { return std::sqrt(v); }},
+        {ir::UnaryOp::Rcp, [](double v) { return 1.0 / v; }},
+        {ir::UnaryOp::Tanh, [](double v) { return std::tanh(v); }},
+        {ir::UnaryOp::Abs, [](double v) { return std::fabs(v); }},
+        {ir::UnaryOp::Gelu,
+         [](double v) {
+           return 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+         }},
     };
     for (const auto &[name, f] : functions)
       if (op == name)
@@ -265,9 +269,10 @@ private:
 
   Fact binary(const ir::Elementwise &e, const Fact &a, const Fact &b) const {
     using W = Fact::What;
-    const std::string &op = e.op;
-    if (op == "and" || op == "or") {
-      bool isAnd = op == "and";
+    using B = ir::BinaryOp;
+    const B op = e.binary;
+    if (op == B::And || op == B::Or) {
+      bool isAnd = op == B::And;
       W absorbing = isAnd ? W::False : W::True, neutral = isAnd ? W::True : W::False;
       if (a.what == absorbing || b.what == absorbing)
         return Fact::of(absorbing);
@@ -278,43 +283,45 @@ private:
     // A column past N against a stored row: col >= N > row. Written `row OP col`, the
     // comparison reads mirrored.
     if ((a.what == W::Column && b.what == W::Row) || (a.what == W::Row && b.what == W::Column)) {
-      std::string cmp = op;
-      if (a.what == W::Row)
-        cmp = op == "<" ? ">" : op == "<=" ? ">=" : op == ">" ? "<" : op == ">=" ? "<=" : op;
-      if (cmp == ">" || cmp == ">=" || cmp == "!=")
+      B cmp = a.what == W::Row ? ir::swapped(op) : op;
+      if (cmp == B::Gt || cmp == B::Ge || cmp == B::Ne)
         return Fact::of(W::True);
-      if (cmp == "<" || cmp == "<=" || cmp == "==")
+      if (cmp == B::Lt || cmp == B::Le || cmp == B::Eq)
         return Fact::of(W::False);
       return Fact{};
     }
     bool rowNaN = a.rowNaN || b.rowNaN;
     if (a.what == W::Number && b.what == W::Number) {
       double x = a.number, y = b.number;
-      if (op == "+")
+      switch (op) {
+      case B::Add:
         return Fact::num(x + y, rowNaN);
-      if (op == "-")
+      case B::Sub:
         return Fact::num(x - y, rowNaN);
-      if (op == "*")
+      case B::Mul:
         return Fact::num(x * y, rowNaN);
-      if (op == "/")
+      case B::Div:
         return Fact::num(x / y, rowNaN);
-      if (op == "max")
+      case B::Max:
         return Fact::num(std::fmax(x, y), rowNaN);
-      if (op == "min")
+      case B::Min:
         return Fact::num(std::fmin(x, y), rowNaN);
+      default:
+        break;
+      }
       return Fact{};
     }
     // -inf times (or over) a positive factor.
-    if (op == "*" && ((a.is(-INFINITY) && b.positive()) || (b.is(-INFINITY) && a.positive())))
+    if (op == B::Mul && ((a.is(-INFINITY) && b.positive()) || (b.is(-INFINITY) && a.positive())))
       return Fact::num(-INFINITY, rowNaN);
-    if (op == "*" && a.positive() && b.positive())
+    if (op == B::Mul && a.positive() && b.positive())
       return Fact::of(W::Positive);
     // x - r, r never -inf: -inf where x is -inf (NaN where r is NaN, as at
     // every present column).
-    if (op == "-" && a.is(-INFINITY) && b.what == W::RowValue && notNegInf.count(b.value))
+    if (op == B::Sub && a.is(-INFINITY) && b.what == W::RowValue && notNegInf.count(b.value))
       return Fact::num(-INFINITY, true);
     // x - r, r at least the row maximum of x: -inf where x is -inf.
-    if (op == "-" && a.is(-INFINITY) && b.what == W::RowValue &&
+    if (op == B::Sub && a.is(-INFINITY) && b.what == W::RowValue &&
         e.operands[0].kind == Kind::Value) {
       auto it = dominates.find(b.value);
       unsigned x = e.operands[0].value;
@@ -343,7 +350,7 @@ private:
 std::string storedRows(const ir::Kernel &k, const ir::Size &extent) {
   std::string var;
   bool any = false;
-  for (const auto *ops : {&k.program->setup, &k.program->compute, &k.program->finish})
+  for (const auto *ops : {&k.program.setup, &k.program.compute, &k.program.finish})
     for (const ir::ProgramOp &op : *ops) {
       bool tile = op.kind == ir::ProgramOp::Kind::StoreTile;
       if (!tile && op.kind != ir::ProgramOp::Kind::StoreRows)
@@ -366,15 +373,13 @@ std::string storedRows(const ir::Kernel &k, const ir::Size &extent) {
 } // namespace
 
 bool dropMaskedBounds(ir::Kernel &kernel, DiagnosticEngine &) {
-  if (!kernel.program)
-    return true;
   // Before the loop tail is attached: the program's own bounds.
   for (const ir::ColumnBound &b : ir::columnBounds(kernel)) {
     std::string rows = storedRows(kernel, b.extent);
     if (rows.empty() || !Prover(kernel, b, rows).run())
       continue;
-    ir::dropColumnBound(*kernel.program, b);
-    kernel.program->maskedBounds.push_back(b);
+    ir::dropColumnBound(kernel.program, b);
+    kernel.program.maskedBounds.push_back(b);
   }
   return true;
 }

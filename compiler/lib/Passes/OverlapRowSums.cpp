@@ -8,7 +8,7 @@
 // product `o += p @ v` makes, and the product needs nothing it makes: the sum
 // can run while the product is in flight, between its issue and its wait,
 // instead of before the issue. That pays where the product outlasts the sum
-// (D = 256: +3.5 to +8 %, bench/NOTES.md, session 12) and costs where it does
+// (D = 256 on an H100: +3.5 to +8 %) and costs where it does
 // not (D = 64, 128 keys: 1 to 4 % slower), and it keeps p alive beside the
 // product's bf16 copy of it, which D = 128 cannot afford (ptxas spills). So:
 // only a product with at least twice the reduced columns, and only when the
@@ -51,9 +51,7 @@ bool commutes(const ir::ProgramOp &late, const ir::ProgramOp &passed) {
 } // namespace
 
 bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &) {
-  if (!kernel.program)
-    return true;
-  ir::Program &program = *kernel.program;
+  ir::Program &program = kernel.program;
   std::vector<ir::ProgramOp> &ops = program.compute;
   auto product = std::find_if(ops.begin(), ops.end(), [](const ir::ProgramOp &op) {
     return op.kind == ir::ProgramOp::Kind::Mma && op.a.where == ir::MmaOperand::Where::Register;
@@ -71,7 +69,7 @@ bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &) {
     if (v.state)
       state += ir::valueRegisters(v, kernel.consumerWarpgroups);
   const int operandRegs = ir::valueRegisters(program.values[operand], kernel.consumerWarpgroups);
-  if (state + operandRegs + operandRegs / 2 + kProgramRegisterOverhead >
+  if (state + operandRegs + operandRegs / 2 + kernel.arch->tuning.programRegisterOverhead >
       kernel.plan.consumerRegisters)
     return true;
 
@@ -80,7 +78,7 @@ bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &) {
   std::vector<bool> moving(ops.size(), false);
   for (size_t i = 0; i < at; ++i) {
     const ir::ProgramOp &sum = ops[i];
-    if (sum.kind != ir::ProgramOp::Kind::RowReduce || sum.reduce != "sum" ||
+    if (sum.kind != ir::ProgramOp::Kind::RowReduce || sum.reduce != ir::Reduce::Sum ||
         productCols < 2 * sum.cols)
       continue;
     std::vector<size_t> group{i};

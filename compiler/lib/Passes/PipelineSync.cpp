@@ -13,9 +13,6 @@ namespace {
 /// Named barrier ids the lcf template leaves to kernels: 1..12.
 constexpr int kFirstUserBarrier = 1;
 constexpr int kLastUserBarrier = 12;
-/// Grouped task order: tiles of this many task rows are walked column by
-/// column so that neighbouring blocks share their A and B tiles in L2.
-constexpr int kGroupRows = 8;
 /// Rows of one consumer warpgroup's share of a task.
 constexpr int kWarpgroupRows = 64;
 
@@ -38,7 +35,7 @@ bool placesOnlyWarpgroupRows(const ir::Kernel &kernel, const std::string &var) {
   for (const ir::Load &load : kernel.loads)
     if (llvm::any_of(load.coords, [&](const ir::Coord &c) { return mentions(c, var); }))
       return false;
-  const ir::Program &prog = *kernel.program;
+  const ir::Program &prog = kernel.program;
   for (const ir::RegValue &v : prog.values)
     if (v.bound && v.bound->var == var)
       return false;
@@ -70,7 +67,7 @@ bool placesOnlyWarpgroupRows(const ir::Kernel &kernel, const std::string &var) {
 /// start, where it is the shortest.
 bool alignRowsToEnd(const ir::Kernel &kernel) {
   const std::string &var = kernel.loopBound.stopVar;
-  if (!kernel.program || var.empty() || kernel.consumerWarpgroups < 2)
+  if (var.empty() || kernel.consumerWarpgroups < 2)
     return false;
   return ir::stopTask(kernel).step == int64_t{kWarpgroupRows} * kernel.consumerWarpgroups &&
          placesOnlyWarpgroupRows(kernel, var);
@@ -87,16 +84,14 @@ bool planSynchronization(ir::Kernel &kernel, DiagnosticEngine &) {
   for (const ir::Load &load : kernel.loads)
     plan.expectBytes += static_cast<int>(kernel.stageTiles[load.tile].bytes());
   plan.setupBytes = 0;
-  if (kernel.program)
-    for (const ir::ProgramOp &op : kernel.program->setup)
-      if (op.kind == ir::ProgramOp::Kind::LoadTile)
-        plan.setupBytes += static_cast<int>(kernel.warpgroupTiles[op.tile].bytes());
+  for (const ir::ProgramOp &op : kernel.program.setup)
+    if (op.kind == ir::ProgramOp::Kind::LoadTile)
+      plan.setupBytes += static_cast<int>(kernel.warpgroupTiles[op.tile].bytes());
   plan.finishBarrierIds.clear();
   for (int wg = 0; wg < kernel.consumerWarpgroups; ++wg)
     plan.finishBarrierIds.push_back(kFirstUserBarrier + wg);
   TKC_INTERNAL_ASSERT(plan.finishBarrierIds.back() <= kLastUserBarrier,
                       "more finish barriers than named barrier ids");
-  plan.groupRows = kernel.groupedOrder ? kGroupRows : 0;
   plan.rowsFromEnd = alignRowsToEnd(kernel);
   return true;
 }

@@ -14,14 +14,11 @@ namespace {
 constexpr int kProducerRegisters = 40;
 /// setmaxnreg accepts at most 256 registers per thread.
 constexpr int kMaxRegisters = 256;
-/// Registers a consumer thread needs beside its accumulator: addresses,
-/// loop state and the epilogue's temporaries.
-constexpr int kConsumerOverhead = 64;
 constexpr int kMinProducerRegisters = 24;
 
 bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consumerThreads) {
   ir::Plan &plan = kernel.plan;
-  const ir::Program &program = *kernel.program;
+  const ir::Program &program = kernel.program;
   // State lives all task long; of the temporaries only the largest tile is
   // counted (the others die before it, or are as large): an estimate that
   // ptxas's spill report, checked in CI, confirms.
@@ -42,10 +39,13 @@ bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consu
   // 384-thread kernel with ~200 live values compiles without spills after
   // setmaxnreg.inc 240, and spills at 168): the consumers' share is the budget.
   const int threads = consumerThreads + ir::kWarpgroupThreads;
-  if (plan.accumulatorRegisters + kProgramRegisterOverhead > plan.consumerRegisters) {
+  const Tuning &tuning = kernel.arch->tuning;
+  const int overhead =
+      tuning.programRegisterOverhead + (plan.resultParts ? tuning.splitResultRegisterOverhead : 0);
+  if (plan.accumulatorRegisters + overhead > plan.consumerRegisters) {
     SourceLoc where = biggestState ? biggestState->loc : program.values.front().loc;
-    diags.report(DiagID::err_register_budget_live, where, plan.accumulatorRegisters,
-                 kProgramRegisterOverhead, plan.consumerRegisters, threads);
+    diags.report(DiagID::err_register_budget_live, where, plan.accumulatorRegisters, overhead,
+                 plan.consumerRegisters, threads);
     const ir::RegValue *largest = nullptr;
     for (const ir::RegValue &v : program.values) {
       if (v.state)
@@ -83,23 +83,7 @@ bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
   int available = (launchRegisters * threads - plan.producerRegisters * ir::kWarpgroupThreads) /
                   consumerThreads / 8 * 8;
   plan.consumerRegisters = std::min(available, kMaxRegisters);
-  if (kernel.program)
-    return planProgramRegisters(kernel, diags, consumerThreads);
-
-  plan.accumulatorRegisters = 0;
-  for (const ir::State &state : kernel.state) {
-    int perThread =
-        static_cast<int>(state.rows * state.cols *
-                         static_cast<int64_t>(ir::dtypeBytes(state.dtype)) / 4 / consumerThreads);
-    plan.accumulatorRegisters += perThread;
-    if (plan.accumulatorRegisters + kConsumerOverhead > plan.consumerRegisters) {
-      diags.report(DiagID::err_register_budget, state.loc, state.name, perThread,
-                   kernel.consumerWarpgroups, plan.consumerRegisters - kConsumerOverhead,
-                   kConsumerOverhead);
-      return false;
-    }
-  }
-  return true;
+  return planProgramRegisters(kernel, diags, consumerThreads);
 }
 
 } // namespace tkc

@@ -58,25 +58,18 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   plan.finishBytes = 0;
   std::string finishWhat;
   SourceLoc finishLoc;
-  if (kernel.store) {
-    // One part of the result at a time (split-finish: two column halves).
-    const ir::State &result = kernel.state[kernel.store->state];
-    const int parts = std::max(plan.resultParts, 1);
-    plan.finishBytes = padded(result.rows * result.cols / parts *
-                              ir::dtypeBytes(kernel.globals[kernel.store->global].dtype));
-    finishWhat =
-        "finish staging of " + result.name + (parts > 1 ? ", one column half at a time" : "");
-    finishLoc = result.loc;
-  } else {
-    for (const ir::ProgramOp &op : kernel.program->finish)
-      if (op.kind == ir::ProgramOp::Kind::StoreTile && op.tile >= kernel.warpgroupTiles.size()) {
-        plan.finishBytes =
-            std::max(plan.finishBytes, padded(64 * kernel.consumerWarpgroups * op.cols *
-                                              ir::dtypeBytes(kernel.globals[op.global].dtype)));
-        finishWhat = "finish staging of the store to " + kernel.globals[op.global].name;
-        finishLoc = op.loc;
-      }
-  }
+  for (const ir::ProgramOp &op : kernel.program.finish)
+    if (op.kind == ir::ProgramOp::Kind::StoreTile && op.tile >= kernel.warpgroupTiles.size()) {
+      // A result kept in column parts (split-finish) is staged one part at a time.
+      const bool inParts = plan.resultParts > 1 && op.expr.isValue(plan.resultValue);
+      const int parts = inParts ? plan.resultParts : 1;
+      plan.finishBytes =
+          std::max(plan.finishBytes, padded(64 * kernel.consumerWarpgroups * op.cols / parts *
+                                            ir::dtypeBytes(kernel.globals[op.global].dtype)));
+      finishWhat = "finish staging of the store to " + kernel.globals[op.global].name +
+                   (inParts ? ", one column half at a time" : "");
+      finishLoc = op.loc;
+    }
   auto noteScratch = [&] {
     for (const ir::WarpgroupTile &tile : kernel.warpgroupTiles)
       diags.report(DiagID::note_smem_buffer, tile.loc, tile.name,
@@ -98,9 +91,9 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   // second copy of those tiles lets each task's setup load the next task's
   // instead, hidden behind this task's stages: worth it when the ring keeps
   // the stages asked for, or at least two under `auto`.
-  bool setupLoads = kernel.program && llvm::any_of(kernel.program->setup, [](const auto &op) {
-                      return op.kind == ir::ProgramOp::Kind::LoadTile;
-                    });
+  bool setupLoads = llvm::any_of(kernel.program.setup, [](const auto &op) {
+    return op.kind == ir::ProgramOp::Kind::LoadTile;
+  });
   if (setupLoads) {
     int single = plan.scratchBytes;
     plan.scratchBytes = padded(2 * warpgroupTileBytes);

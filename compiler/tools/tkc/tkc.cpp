@@ -23,6 +23,8 @@
 #include "tkc/dsl/SpecParser.h"
 #include "tkc/dsl/SpecPrinter.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -93,10 +95,20 @@ cl::opt<bool> noFormat("no-format", cl::desc("Do not run clang-format on emitted
                        cl::cat(tkcCategory));
 
 cl::opt<bool> printAfterAll("print-after-all",
-                            cl::desc("Print the kernel IR after every pass (to stderr)"),
+                            cl::desc("Print the kernel IR after every step (to stderr)"),
                             cl::cat(tkcCategory));
 
-cl::opt<bool> timePasses("time-passes", cl::desc("Print the time each pass takes (to stderr)"),
+cl::list<std::string> printAfter(
+    "print-after",
+    cl::desc("Print the kernel IR after the named step (to stderr; repeatable, or comma-separated; "
+             "--list-passes names the steps)"),
+    cl::value_desc("step"), cl::CommaSeparated, cl::cat(tkcCategory));
+
+cl::opt<bool> timePasses("time-passes", cl::desc("Print the time each step takes (to stderr)"),
+                         cl::cat(tkcCategory));
+
+cl::opt<bool> listPasses("list-passes",
+                         cl::desc("List the pipeline's steps in order, with what each does"),
                          cl::cat(tkcCategory));
 
 cl::opt<bool> printDiagnosticTable("print-diagnostic-table",
@@ -136,6 +148,13 @@ int runCompiler() {
     }
     archOverride = archName.getValue();
   }
+  const std::vector<std::string> steps = tkc::pipelineSteps();
+  for (const std::string &step : printAfter)
+    if (!llvm::is_contained(steps, step)) {
+      diags.report(tkc::DiagID::err_unknown_enum, tkc::SourceLoc(), "step", step,
+                   llvm::join(steps, ", "));
+      return kExitUsage;
+    }
   std::vector<tkc::ParamRestriction> restrictions;
   for (const std::string &option : paramOptions) {
     auto [name, value] = llvm::StringRef(option).split('=');
@@ -183,7 +202,9 @@ int runCompiler() {
     std::vector<tkc::Instance> instances = tkc::enumerateInstances(*spec, diags, restrictions);
     if (instances.empty())
       return kExitInputError;
-    tkc::PipelineOptions options{printAfterAll, timePasses, &llvm::errs()};
+    tkc::PipelineOptions options{printAfterAll, timePasses,
+                                 std::vector<std::string>(printAfter.begin(), printAfter.end()),
+                                 &llvm::errs()};
     std::vector<tkc::ir::Kernel> kernels;
     for (const tkc::Instance &instance : instances) {
       // The statements are shared by every instantiation: report the errors
@@ -216,8 +237,7 @@ int runCompiler() {
       emitOptions.specName = llvm::sys::path::filename(spec->fileName).str();
       emitOptions.version = TKC_VERSION;
       tkc::EmittedFiles files;
-      if (!tkc::emitCuda(kernels, emitOptions, files, diags))
-        return kExitInputError;
+      tkc::emitCuda(kernels, emitOptions, files);
       if (!noFormat) {
         for (auto [textPtr, name] :
              {std::pair{&files.source, "generated.cu"}, std::pair{&files.header, "generated.h"}}) {
@@ -293,12 +313,17 @@ int main(int argc, char **argv) {
     os << "tkc version " << TKC_VERSION << " (LLVM " << LLVM_VERSION_STRING << ")\n";
     os << "build " << buildId(argv0) << "\n";
   });
-  // With --print-diagnostic-table the input is not needed.
-  for (int i = 1; i < argc; ++i)
+  // With --print-diagnostic-table or --list-passes the input is not needed.
+  for (int i = 1; i < argc; ++i) {
     if (llvm::StringRef(argv[i]).ltrim('-') == "print-diagnostic-table") {
       printDiagTable(llvm::outs());
       return kExitSuccess;
     }
+    if (llvm::StringRef(argv[i]).ltrim('-') == "list-passes") {
+      tkc::printPassList(llvm::outs());
+      return kExitSuccess;
+    }
+  }
   if (!cl::ParseCommandLineOptions(
           argc, argv, "tkc: compile a YAML kernel spec to CUDA C++ on kittens\n", &llvm::errs()))
     return kExitUsage;

@@ -32,11 +32,12 @@ struct EmittedFiles {
 /// (pointers, extents, 16-byte row pitches) and returns an error instead of
 /// launching on a shape the kernel cannot do.
 ///
-/// Needs: kernels that passed the pass pipeline. Guarantees: deterministic,
-/// unformatted text (formatCuda tidies it); the compiler's numbers are
-/// repeated as static_asserts against kittens' own layout arithmetic.
-/// Reports an error for IR the emitter cannot express yet.
-bool emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options, EmittedFiles &out,
-              DiagnosticEngine &diags);
+/// Needs: kernels that passed the pass pipeline (and checkEntries). Guarantees:
+/// deterministic, unformatted text (formatCuda tidies it); the compiler's
+/// numbers are repeated as static_asserts against kittens' own layout
+/// arithmetic. Decides nothing and reports nothing: whatever it prints was
+/// checked by the lowering or chosen by a pass.
+void emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options,
+              EmittedFiles &out);
 
 } // namespace tkc

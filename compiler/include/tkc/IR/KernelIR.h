@@ -6,10 +6,12 @@
 ///
 /// \file
 /// One instantiation of a spec as an LCF kernel: what the producer loads per
-/// stage, what the consumer computes and how it finishes, with every name
-/// resolved and every shape known. Lowering (SpecToIR) fills the program
-/// part; the passes fill the plan (stages, bytes, registers, barriers) and
-/// nothing else. Every node keeps the spec location it came from.
+/// stage, and the consumer's program (register values and the operations of
+/// its setup, compute and finish), with every name resolved and every shape
+/// known. Lowering (SpecToIR) fills the program; the passes rewrite it and
+/// fill the plan (stages, bytes, registers, barriers, task order, fusions).
+/// The emitter reads both and decides nothing. Every node keeps the spec
+/// location it came from.
 ///
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -123,51 +125,10 @@ struct Load {
   SourceLoc loc;
 };
 
-/// Consumer registers that live across stages (split by rows over the
-/// consumer warpgroups).
-struct State {
-  std::string name;
-  DType dtype;
-  int64_t rows, cols;
-  SourceLoc loc;
-};
-
-/// `acc (+)= a @ b` with either operand possibly transposed.
-struct Mma {
-  unsigned acc;  ///< index into Kernel::state
-  unsigned a, b; ///< indices into Kernel::stageTiles
-  bool transposeA = false, transposeB = false;
-  bool accumulate = true;
-  SourceLoc loc;
-};
-
-/// One elementwise step of the finish on the accumulator.
-struct EpilogueOp {
-  enum class Kind {
-    AddRowVector, ///< acc += G[coord] broadcast down the rows
-    AddTile,      ///< acc += G[coords] (same shape as acc)
-    Gelu,         ///< acc = gelu(acc), tanh form
-  };
-  Kind kind;
-  unsigned state;
-  std::optional<unsigned> global;
-  std::vector<Coord> coords;
-  SourceLoc loc;
-};
-
-/// `G[coords] = state` at the end of the finish.
-struct Store {
-  unsigned global;
-  unsigned state;
-  std::vector<Coord> coords;
-  SourceLoc loc;
-};
-
 //===----------------------------------------------------------------------===//
-// The consumer program: register values and the operations on them, for
-// specs beyond a plain matrix product (attention). Every register value is a
-// block-level shape whose rows are split over the consumer warpgroups (64
-// rows each, 16 per warp).
+// The consumer program: register values and the operations on them. Every
+// register value is a block-level shape whose rows are split over the consumer
+// warpgroups (64 rows each, 16 per warp).
 //===----------------------------------------------------------------------===//
 
 /// A shared-memory tile each consumer warpgroup owns (`per: consumer_warpgroup`),
@@ -206,6 +167,22 @@ struct RegValue {
   SourceLoc loc;
 };
 
+/// Operators of the tile language's elementwise expressions.
+enum class UnaryOp { Neg, Not, Exp2, Exp, Log2, Log, Sqrt, Rcp, Tanh, Abs, Gelu };
+enum class BinaryOp { Add, Sub, Mul, Div, Max, Min, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+
+/// How the spec spells an operator: "-", "exp2", "gelu"; "+", "max", "<=", "and".
+const char *spelling(UnaryOp op);
+const char *spelling(BinaryOp op);
+/// The function named `name` (`exp2`, `gelu`, ...; not `-` or `not`), if it is one.
+std::optional<UnaryOp> unaryFunction(llvm::StringRef name);
+/// The operator spelt `op` (`+`, `<=`, `and`, `max`, ...), if it is one.
+std::optional<BinaryOp> binaryOperator(llvm::StringRef op);
+/// `<`, `<=`, `>`, `>=`, `==`, `!=`.
+bool isComparison(BinaryOp op);
+/// The comparison with its operands swapped (`<` for `>`); others unchanged.
+BinaryOp swapped(BinaryOp op);
+
 /// An elementwise expression, evaluated per element in f32. A row vector
 /// broadcasts along a tile's columns.
 struct Program;
@@ -218,8 +195,8 @@ struct Elementwise {
     Scalar,   ///< `value`: index into Kernel::scalars
     RowIndex, ///< row(var): var * step + the element's row in the block
     ColIndex, ///< col(var): var * step + the element's column
-    Unary,    ///< op: "-", "exp2", "exp", "log2", "log", "sqrt", "rcp", "tanh", "abs", "not"
-    Binary,   ///< op: + - * / max min == != < <= > >= and or
+    Unary,    ///< `unary` of operands[0]
+    Binary,   ///< `binary` of operands[0] and operands[1]
     Where,    ///< operands: condition, if true, if false
   };
   Kind kind = Kind::Number;
@@ -227,9 +204,18 @@ struct Elementwise {
   double number = 0;
   std::string var; ///< RowIndex, ColIndex
   int64_t step = 0;
-  std::string op;
+  UnaryOp unary = UnaryOp::Neg;
+  BinaryOp binary = BinaryOp::Add;
   std::vector<Elementwise> operands;
   std::string str(const Program &program, const std::vector<Scalar> &scalars) const;
+
+  static Elementwise valueOf(unsigned index);
+  static Elementwise numberOf(double number);
+  static Elementwise unaryOf(UnaryOp op, Elementwise operand);
+  static Elementwise binaryOf(BinaryOp op, Elementwise lhs, Elementwise rhs);
+  bool isValue(unsigned index) const { return kind == Kind::Value && value == index; }
+  bool isBinary(BinaryOp op) const { return kind == Kind::Binary && binary == op; }
+  bool isUnary(UnaryOp op) const { return kind == Kind::Unary && unary == op; }
 };
 
 /// An operand of a matrix product.
@@ -239,11 +225,16 @@ struct MmaOperand {
   bool transposed = false;
 };
 
+/// A row reduction's operator.
+enum class Reduce { Max, Sum };
+
 struct ProgramOp {
   enum class Kind {
     Assign,    ///< dst = expr (elementwise; a tile or a row vector)
     RowReduce, ///< dst (row vector) = reduce(op, expr over a tile of `cols` columns)
     Mma,       ///< dst (f32 tile) (+)= a @ b
+    AddGlobal, ///< dst (a tile) += global[coords]: a tile of it, or with `perColumn` a vector
+               ///< of one value per column broadcast down the rows (finish only)
     LoadTile,  ///< warpgroup tile `tile` = global[coords] (TMA, setup)
     StoreTile, ///< global[coords] = expr (a tile; converted, staged, TMA)
     StoreRows, ///< global[coords] = expr (a row vector; one value per row)
@@ -251,28 +242,54 @@ struct ProgramOp {
   Kind kind = Kind::Assign;
   unsigned dst = 0;
   Elementwise expr;
-  std::string reduce; ///< RowReduce: "max" or "sum"
-  int64_t cols = 0;   ///< RowReduce: columns reduced; StoreTile: columns stored
+  Reduce reduce = Reduce::Sum; ///< RowReduce
+  int64_t cols = 0;            ///< RowReduce: columns reduced; StoreTile: columns stored
   std::optional<ColumnBound> reduceBound;
   /// RowReduce: each lane keeps its share of the sum, the quad's lanes not combined
   /// (partial-row-sums).
   bool laneShares = false;
   MmaOperand a, b;
   bool accumulate = false;
+  /// Mma that accumulates: except at a task's first stage, whose product overwrites the
+  /// accumulator instead (first-product-overwrites, which removed the accumulator's zeroing).
+  bool firstStageOverwrites = false;
   /// Mma: the ops that follow it which run while it is in flight (its wait comes
   /// after them; overlap-row-sums).
   unsigned shadow = 0;
+  /// AddGlobal: the global is a vector along the columns, broadcast down the rows.
+  bool perColumn = false;
+  /// Assign (fuse-elementwise): the next op, a row sum of `dst`, runs in the same pass
+  /// over the elements; with `writesOperand` that pass writes the bf16 register operand
+  /// of compute's product instead of `dst`, which then exists in f32 only for a partial tile.
+  bool fusedRowSum = false;
+  bool writesOperand = false;
+  /// Assign `x = where(c, a, x)` with `c` affine in the position (fuse-elementwise): skipped
+  /// in a warp whose slice `c` leaves untouched, decided at its four corners.
+  bool skipUntouched = false;
+  /// Assign `x = x * r` (r a row vector) (fuse-elementwise): skipped in a warp where r is 1
+  /// in every row.
+  std::optional<unsigned> skipUnitFactor;
   /// LoadTile: the warpgroup tile; StoreTile: the staging warpgroup tile, or
   /// warpgroupTiles.size() for the finish block.
   unsigned tile = 0;
-  unsigned global = 0; ///< LoadTile, StoreTile, StoreRows
+  unsigned global = 0; ///< AddGlobal, LoadTile, StoreTile, StoreRows
   std::vector<Coord> coords;
   SourceLoc loc;
 };
 
+/// Where an op lies: which body of the program.
+enum class Body { Setup, Compute, Finish };
+const char *spelling(Body body);
+
 struct Program {
   std::vector<RegValue> values;
   std::vector<ProgramOp> setup, compute, finish;
+  std::vector<ProgramOp> &body(Body b) {
+    return b == Body::Setup ? setup : b == Body::Compute ? compute : finish;
+  }
+  const std::vector<ProgramOp> &body(Body b) const {
+    return b == Body::Setup ? setup : b == Body::Compute ? compute : finish;
+  }
   /// Column bounds that the program's own mask keeps (drop-masked-bounds):
   /// every reader already sees its identity past them in each stored row, so
   /// no value or op carries them and no partial-tile code is emitted.
@@ -319,14 +336,32 @@ struct LoopTail {
   std::shared_ptr<const Kernel> kernel; ///< set once lowered (attachLoopTail)
 };
 
+/// How a block's rounds of tasks map to task indices (schedule-tasks).
+enum class TaskOrder {
+  Grouped,  ///< two task indices as tiles of an output, `groupRows` rows of tiles at a time
+            ///< (kittens::grouped_tiles), so that neighbouring blocks share operands in L2
+  Rotated,  ///< the last task index fastest, each round shifted by one block
+            ///< (kittens::rotated_task)
+  ByLength, ///< tasks whose loop stops at their rows: paired, head-major or longest first,
+            ///< chosen at run time from the stopping index's count (the counts below)
+};
+
+/// Where a task's first stage lies in the ring (kittens' RING_START).
+enum class RingStart {
+  First,    ///< slot 0 (the template's default)
+  SkipLast, ///< slot 0, or slot 1 where the previous task just ended at slot 0
+  Continue, ///< where the previous task stopped
+};
+
 /// Numbers the passes choose. Zero means "not planned yet".
 struct Plan {
   int stages = 0;
   int stageBytes = 0;  ///< one stage: exactly the TMA bytes of its tiles
   int finishBytes = 0; ///< the epilogue's staging tiles
-  /// Matrix-product form: the accumulator is kept in this many column parts (1 or 2), each
-  /// staged and stored on its own through a finish block of one part.
+  /// split-finish: the state tile `resultValue` is kept in this many column parts (0: not
+  /// in parts; 2), each staged and stored on its own through a finish block of one part.
   int resultParts = 0;
+  unsigned resultValue = 0;
   /// With two parts: each task's last this many stages compute the left part first and the
   /// right part after, so that the left part is stored while the right part's products run.
   int splitStages = 0;
@@ -337,7 +372,6 @@ struct Plan {
   int producerArrivals = 0, consumerArrivals = 0;
   int expectBytes = 0;               ///< bytes the producer arms per stage
   std::vector<int> finishBarrierIds; ///< one named barrier per consumer warpgroup
-  int groupRows = 0;                 ///< grouped task order: tile rows per group (0: linear)
   int scratchBytes = 0;              ///< warpgroup tiles, outside the stage ring
   int setupBuffers = 0;              ///< warpgroup tile copies (2: loaded a task ahead)
   int setupBytes = 0;                ///< bytes each warpgroup's setup loads arm
@@ -346,6 +380,24 @@ struct Plan {
   /// the 64-row blocks left over, its leading warpgroups lying before row 0
   /// (idle). A partial task is then the shortest of a head, not the longest.
   bool rowsFromEnd = false;
+
+  // schedule-tasks
+  bool scheduled = false; ///< set by schedule-tasks
+  TaskOrder taskOrder = TaskOrder::Rotated;
+  int groupRows = 0; ///< Grouped: tile rows per group
+  /// ByLength: with a count of the stopping index in [pairedMinCount, pairedMaxCount] the
+  /// paired order (pairedMaxCount 0: never), else up to headMajorMaxCount (0: never) a
+  /// head's tasks together, else longest first.
+  int pairedMinCount = 0, pairedMaxCount = 0, headMajorMaxCount = 0;
+  /// The consumer warpgroups take the task's 64-row blocks in turn, task by task.
+  bool rotateRowBlocks = false;
+  RingStart ringStart = RingStart::First;
+  /// Each consumer warpgroup has a finish block of its own (kittens' FINISH_PER_WARPGROUP).
+  bool finishPerWarpgroup = false;
+  /// Task 0's first stages loaded by thread 0 before the block-wide barrier (EARLY_STAGES).
+  int earlyStages = 0;
+  /// The TMA descriptors prefetched at each block's entry (kittens' block_entry).
+  bool prefetchDescriptors = false;
 };
 
 /// A launcher that chooses one of several kernels at each call (`select:`).
@@ -380,16 +432,18 @@ struct Kernel {
   std::vector<StageTile> stageTiles;
   std::vector<IterVar> tasks;
   IterVar loop;
+  /// `order: grouped` (or no `order` with two task indices): the tasks are an
+  /// output's tiles, to be walked in groups of rows (schedule-tasks decides).
   bool groupedOrder = true;
   /// `loop_order: alternate`: a block's odd tasks walk the loop backward
   /// (kittens::alternating_iter), so that a task begins on the slices the
-  /// previous round of tasks read last.
+  /// previous round of tasks read last. Only where the loop index is read by
+  /// the producer's loads alone.
   bool alternateLoop = false;
   int consumerWarpgroups = 1;
   std::optional<spec::StageCount> requestedStages;
 
   std::vector<Load> loads;
-  std::vector<State> state;
   std::vector<WarpgroupTile> warpgroupTiles;
   LoopBound loopBound;
   std::optional<LoopTail> loopTail;
@@ -398,13 +452,7 @@ struct Kernel {
   /// lies wholly inside them (attachWholeTiles). Its launcher runs it there.
   std::shared_ptr<const Kernel> wholeTiles;
   bool wantsWholeTiles = true; ///< the spec's `whole_tiles` (default true)
-  /// Set when the consumer is lowered as a program (attention); then
-  /// mmas/epilogue/store are empty and the program says what to do.
-  std::optional<Program> program;
-  std::vector<unsigned> zeroInit; ///< state zeroed in setup
-  std::vector<Mma> mmas;
-  std::vector<EpilogueOp> epilogue;
-  std::optional<Store> store;
+  Program program;
 
   Plan plan;
 };
@@ -415,9 +463,45 @@ struct Kernel {
 /// its description cannot disagree.
 std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
 
-/// Whether the kernel writes global `g` (the GEMM finish's store, or a store
-/// of a consumer program): its launcher takes that pointer non-const.
+/// Whether the kernel writes global `g` (a store of its program): its launcher
+/// takes that pointer non-const.
 bool writesGlobal(const Kernel &kernel, unsigned g);
+
+/// How a kernel uses one of its globals; each global has one use (the lowering
+/// refuses a second).
+enum class GlobalRole {
+  Unused,
+  TmaLoad,   ///< loaded as tiles by TMA (stage tiles, per-warpgroup tiles)
+  TmaStore,  ///< stored as tiles by TMA
+  AddColumn, ///< read by an AddGlobal as a vector along the columns
+  AddTile,   ///< read by an AddGlobal as a tile
+  Rows,      ///< stored one value per row
+};
+GlobalRole globalRole(const Kernel &kernel, unsigned g);
+
+/// Calls f(body, op) for every op of the program, in order: setup, compute, finish.
+template <class P, class F> void forEachOp(P &program, F f) {
+  for (Body b : {Body::Setup, Body::Compute, Body::Finish})
+    for (auto &op : program.body(b))
+      f(b, op);
+}
+
+/// Calls f(e) for `e` and every expression under it, parents first (const or not).
+template <class E, class F> void walk(E &e, F f) {
+  f(e);
+  for (auto &operand : e.operands)
+    walk(operand, f);
+}
+
+/// Whether `pred` holds for `e` or any expression under it.
+template <class F> bool anyOf(const Elementwise &e, F pred) {
+  if (pred(e))
+    return true;
+  for (const Elementwise &operand : e.operands)
+    if (anyOf(operand, pred))
+      return true;
+  return false;
+}
 
 /// The task index the loop stops at (LoopBound::stopVar); the kernel must have one.
 const IterVar &stopTask(const Kernel &kernel);
@@ -447,8 +531,9 @@ int spannedTileDim(const Load &load, size_t d);
 /// invariant (checked: an internal error otherwise).
 void attachLoopTail(Kernel &kernel, Kernel tail);
 
-/// The distinct column bounds of `kernel`'s program and its loop tail's: the
-/// sizes whose partial last tiles the program's code handles.
+/// The distinct column bounds of `kernel`'s program and its loop tail's that
+/// cost code (a reduction's, a product's register operand's): the sizes whose
+/// partial last tiles the program's code handles.
 std::vector<ColumnBound> columnBounds(const Kernel &kernel);
 
 /// Removes `bound` from every value and op of `program` that carries it.

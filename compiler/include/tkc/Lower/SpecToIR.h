@@ -52,19 +52,22 @@ bool checkParamRestrictions(const spec::KernelSpec &spec, llvm::ArrayRef<ParamRe
 std::vector<Instance> enumerateInstances(const spec::KernelSpec &spec, DiagnosticEngine &diags,
                                          llvm::ArrayRef<ParamRestriction> only = {});
 
-/// Lowers one instantiation of `spec` to kernel IR for the lcf template.
+/// Lowers one instantiation of `spec` to kernel IR for the lcf template; with
+/// `tailStep`, as its loop tail (ir::LoopTail): the stage tiles' extent along
+/// the loop and the loop's step set to it.
 ///
-/// Needs: a spec that parseSpec accepted. Guarantees on success: the program
-/// part of the kernel (globals, stage tiles, loads, state, matrix products,
-/// epilogue, store) is complete, names are resolved, shapes and dtypes agree,
-/// and every index steps by the tile it addresses; the plan is left empty.
-/// On failure, reports located errors and returns std::nullopt.
+/// Needs: a spec that parseSpec accepted. Guarantees on success: globals,
+/// stage tiles, loads and the consumer's program are complete, names are
+/// resolved, shapes and dtypes agree, every index steps by the tile it
+/// addresses, and each global has one use; the plan is left empty. On
+/// failure, reports located errors and returns std::nullopt.
 std::optional<ir::Kernel> lowerSpecToIR(const spec::KernelSpec &spec, const Instance &instance,
-                                        const ArchInfo &arch, DiagnosticEngine &diags);
+                                        const ArchInfo &arch, DiagnosticEngine &diags,
+                                        std::optional<int64_t> tailStep = std::nullopt);
 
-/// lowerSpecToIR, then the pass pipeline; for a kernel with a loop tail, the
-/// same for the instantiation lowered at the tail's step, attached to it
-/// (ir::attachLoopTail). What the driver runs for each instantiation.
+/// Every step from an instantiation to a planned kernel, in order (PassPipeline.cpp):
+/// lowering, the passes, the loop tail's lowering and passes, the whole-tile copy.
+/// What the driver runs for each instantiation.
 std::optional<ir::Kernel> compileInstance(const spec::KernelSpec &spec, const Instance &instance,
                                           const ArchInfo &arch, DiagnosticEngine &diags,
                                           const PipelineOptions &options);

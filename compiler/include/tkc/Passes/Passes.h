@@ -11,6 +11,9 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+#include <vector>
+
 namespace tkc {
 
 /// Consumer programs: drops a column bound (and so the partial-tile code)
@@ -34,11 +37,17 @@ bool deferScale(ir::Kernel &kernel, DiagnosticEngine &diags);
 /// once per element. Nothing else changes; the matrix-product form is untouched.
 bool hoistRowInvariants(ir::Kernel &kernel, DiagnosticEngine &diags);
 
-/// Split finish (matrix-product form): a result 256 columns wide is accumulated in two
-/// column halves; each task's last stages compute the left half first, and its store leaves
-/// while the right half's products run (the finish then stages and stores the right half).
-/// Needs: lowered kernel. Guarantees: plan.resultParts (1 or 2) and splitStages set for the
-/// matrix-product form; programs untouched.
+/// A state tile that setup zeroes and that compute's first op touching it accumulates a
+/// product into (the GEMM's `acc = 0`, `acc += a @ b`) is not zeroed: the product of a
+/// task's first stage overwrites it (ProgramOp::firstStageOverwrites). Only for a loop over
+/// its whole size (no stop, start or tail), where every task computes its first stage.
+bool firstProductOverwrites(ir::Kernel &kernel, DiagnosticEngine &diags);
+
+/// Split finish: a program that accumulates one product of stage tiles into a state tile 256
+/// columns wide and stores it (after globals added and elementwise functions of itself) keeps
+/// it in two column halves; each task's last stages compute the left half first, and its store
+/// leaves while the right half's products run (the finish then stages and stores the right
+/// half). Guarantees: plan.resultParts (0 or 2), resultValue and splitStages.
 bool splitFinish(ir::Kernel &kernel, DiagnosticEngine &diags);
 
 /// Shared memory: sizes one stage (the TMA bytes of its tiles, 1024-aligned),
@@ -54,16 +63,8 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags);
 
 /// Registers: the producer warpgroup keeps 40 (24 beside three consumer
 /// warpgroups), the consumers take the rest (a multiple of 8, at most 256);
-/// checks the accumulator, or a program's live values, fit.
+/// checks the program's live values and the target's overhead fit.
 bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags);
-
-/// Registers a program's consumer needs beside its live values: addresses,
-/// indices and loop state. Measured with ptxas: attention at D = 128 with three
-/// consumer warpgroups (o 64 + s 64 + row statistics 4 = 132 live) fits
-/// setmaxnreg 160 with 0 bytes of spills, and so do its sliding-window and
-/// soft-capping variants, now that wgmma descriptors live in uniform registers
-/// (they spilled 52 bytes when descriptors were rebuilt in vector registers).
-inline constexpr int kProgramRegisterOverhead = 28;
 
 /// Consumer programs: a row sum that neither feeds nor reads the register-
 /// operand product of compute (attention's `rowsum(p)` beside `p @ v`), with
@@ -79,15 +80,29 @@ bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &diags);
 /// finish combines l once, first. Marks the value and those sums `laneShares`.
 bool keepRowSumsAsShares(ir::Kernel &kernel, DiagnosticEngine &diags);
 
+/// How each elementwise statement is computed: with the row sum after it in one pass (and
+/// writing a product's bf16 operand directly), skipped where an affine mask changes nothing,
+/// or skipped where a row factor is 1 (ProgramOp's fusion fields; the emitter prints them).
+bool fuseElementwise(ir::Kernel &kernel, DiagnosticEngine &diags);
+
+/// Task order (grouped, rotated, or by length with its run-time bounds), row blocks in turn,
+/// the ring's start, finish blocks per warpgroup, and what a block does at its entry (early
+/// stages, descriptor prefetch), from the program and the target's tuning numbers.
+/// Needs: plan.stages.
+bool scheduleTasks(ir::Kernel &kernel, DiagnosticEngine &diags);
+
 /// Synchronisation: arrivals per stage, bytes the producer arms (exactly the
 /// bytes it loads), one named barrier per consumer warpgroup for the finish
-/// (ids above the template's reserved 0 and below 13), and the task order.
+/// (ids above the template's reserved 0 and below 13), and whether the tasks
+/// of a stopping index are aligned to the end of its size.
 bool planSynchronization(ir::Kernel &kernel, DiagnosticEngine &diags);
 
 struct PipelineOptions {
   bool printAfterAll = false;
   bool timePasses = false;
-  /// Where --print-after-all and --time-passes write.
+  /// Steps (pipelineSteps()) after which to print the IR.
+  std::vector<std::string> printAfter = {};
+  /// Where --print-after-all, --print-after and --time-passes write.
   llvm::raw_ostream *log = nullptr;
 };
 
@@ -95,7 +110,11 @@ struct PipelineOptions {
 /// each. Returns false after the first pass that reports an error.
 bool runPassPipeline(ir::Kernel &kernel, DiagnosticEngine &diags, const PipelineOptions &options);
 
-/// Prints the registry: flag and summary of each pass, in order.
+/// The names of every step compileInstance runs, in order: lower, the passes,
+/// loop-tail, whole-tiles.
+std::vector<std::string> pipelineSteps();
+
+/// Prints every step: its name and summary, in order.
 void printPassList(llvm::raw_ostream &os);
 
 } // namespace tkc

@@ -22,6 +22,41 @@
 
 namespace tkc {
 
+/// Numbers the passes tune by, measured on a GPU of the architecture (an H100 for
+/// sm_90a; the bench notes record the evidence). The emitter reads none of them:
+/// passes turn them into the plan.
+struct Tuning {
+  /// Causal tasks (a loop that stops at the task's rows, starting at 0) take the head-major
+  /// order (a head's tasks together, the stopping index fastest) up to this many tasks a
+  /// head, in kernels whose ring has at most `headMajorMaxStages` stages: a deeper ring has
+  /// enough loads in flight to hide memory latency (D = 128 and 256 at 3-16 tasks a head:
+  /// 1.13-1.56x; 0.57-0.83x at 43 or more; with five stages at most +1.5 %).
+  int headMajorMaxCount;
+  int headMajorMaxStages;
+  /// The paired order (a head's task i with its task count - 1 - i) up to this many tasks a
+  /// head; with a ring of at most `headMajorMaxStages` stages only from
+  /// `pairedMinCountShallowRing` tasks and with at least `pairedShallowRingMinWarpgroups`
+  /// consumer warpgroups (D = 64: 1.02-1.09x at 3-16 tasks; D = 128 0.77x at 3 tasks,
+  /// 0.99-1.08x at 6-16; two warpgroups 0.97x).
+  int pairedMaxCount;
+  int pairedMinCountShallowRing;
+  int pairedShallowRingMinWarpgroups;
+  /// Causal kernels with at least this many consumer warpgroups take a task's row blocks in
+  /// turn (1.01-1.02x at N <= 2048 with three; 0.99x at N >= 8192 with two).
+  int rotateRowBlocksMinWarpgroups;
+  /// `x = x * r` (r a row vector) on a tile of at least this many f32 registers a thread is
+  /// skipped in a warp whose factors are all 1 (attention's rescale: +2-5 % at 64 registers,
+  /// +1-2 % at 128, 1-2 % slower at 32).
+  int skipUnitFactorRegisters;
+  /// Registers a consumer program needs beside its live values: addresses, indices and loop
+  /// state (attention at D = 128 with three warpgroups fits setmaxnreg 160 without spills).
+  int programRegisterOverhead;
+  /// And beside a result kept in column parts (split-finish), whose left half's store runs
+  /// while the right half's products are in flight: a 192 x 256 result over three consumer
+  /// warpgroups (128 registers) spilled 12 bytes at setmaxnreg 160 with the overhead alone.
+  int splitResultRegisterOverhead;
+};
+
 struct ArchInfo {
   /// The spelling in specs and on the command line (e.g. "sm_90a").
   llvm::StringRef name;
@@ -34,6 +69,7 @@ struct ArchInfo {
   bool hasWgmma;
   bool hasTma;
   bool hasSetmaxnreg;
+  Tuning tuning;
 };
 
 /// Every architecture tkc knows, in table order. What a kernel may do on one

@@ -5,7 +5,7 @@
  * `fast_div(d)` (1 <= d <= INT_MAX) is built once, on the host, and passed to a kernel, which
  * then divides any 0 <= n <= INT_MAX by d with a multiply-high, an add and a shift. It
  * replaces the ~20-instruction sequence the compiler emits for `n / d` with d known only at
- * run time, which is on the critical path of task boundaries (bench/NOTES.md, session 23).
+ * run time, which is on the critical path of task boundaries.
  *
  * With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d) + 1 (which fits in 32 bits, as
  * 2^s - d < d), n / d = (mulhi(n, m) + n) >> s for every n < 2^32 whose sum does not wrap;

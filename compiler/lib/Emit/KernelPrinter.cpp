@@ -1,0 +1,706 @@
+//===- KernelPrinter.cpp - The kernel struct and its names ----------------===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each kernel becomes a struct in the shape kittens::lcf expects: tile types,
+// the layout (globals, input, scratch and finish blocks, common and consumer
+// state), the plan's constants, block_entry, common_setup and the producer.
+// Names in the generated code come from the spec (tiles, globals, indices),
+// so the output reads like the spec it came from; every kittens name is fully
+// qualified.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelPrinter.h"
+
+#include "tkc/dsl/InternalError.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+namespace tkc::emit {
+
+const char *kittensScalar(spec::DType dtype) {
+  switch (dtype) {
+  case spec::DType::BF16:
+    return "kittens::bf16";
+  case spec::DType::F16:
+    return "kittens::half";
+  case spec::DType::F32:
+    return "float";
+  }
+  return "?";
+}
+
+std::string floatLiteral(double value) {
+  if (std::isinf(value))
+    return value > 0 ? "INFINITY" : "-INFINITY";
+  std::string text = fmt::format("{}", static_cast<float>(value));
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text + "f";
+}
+
+std::string kittensCoord(std::vector<std::string> parts) {
+  while (parts.size() < 4)
+    parts.insert(parts.begin(), "0");
+  return "{" + llvm::join(parts, ", ") + "}";
+}
+
+KernelPrinter::KernelPrinter(const ir::Kernel &kernel, CudaWriter &w, std::string layoutOf)
+    : k(kernel), w(w), structName(kernel.name + "_kernel"), layoutOf(std::move(layoutOf)) {}
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+const std::string &KernelPrinter::publicName() const { return k.entry ? k.entry->name : k.name; }
+
+bool KernelPrinter::isChosen() const { return k.entry && k.entry->name != k.name; }
+
+std::string KernelPrinter::describe(bool launcher) const {
+  bool choosing = launcher && isChosen();
+  std::string text = (launcher ? publicName() : k.name) + ": kernel '" + k.specName + "'";
+  llvm::SmallVector<std::string, 4> params;
+  for (const auto &[name, value] : k.params)
+    if (!launcher || !k.entry || !llvm::is_contained(k.entry->selected, name))
+      params.push_back(name + "=" + value);
+  if (!params.empty())
+    text += " with " + llvm::join(params, ", ");
+  if (choosing)
+    text += "; " + llvm::join(k.entry->selected, ", ") + " chosen at each call (" +
+            k.entry->written + ")";
+  return text + ".";
+}
+
+std::string KernelPrinter::glType(const ir::Global &g) const {
+  if (g.dims.size() == 1)
+    return fmt::format("kittens::gl<{}, 1, 1, 1, -1>", kittensScalar(g.dtype));
+  if (g.dims.size() == 3)
+    return fmt::format("kittens::gl<{}, 1, -1, -1, -1>", kittensScalar(g.dtype));
+  if (g.dims.size() == 4)
+    return fmt::format("kittens::gl<{}, -1, -1, -1, -1>", kittensScalar(g.dtype));
+  return fmt::format("kittens::gl<{}, 1, 1, -1, -1>", kittensScalar(g.dtype));
+}
+
+std::string KernelPrinter::glValue(const ir::Global &g, bool constCast) const {
+  std::string ptr =
+      constCast ? fmt::format("const_cast<{} *>({})", kittensScalar(g.dtype), g.name) : g.name;
+  if (g.dims.size() == 1)
+    return fmt::format("{}({}, 1, 1, 1, {})", glType(g), ptr, g.dims[0].str());
+  if (g.dims.size() == 3)
+    return fmt::format("{}({}, 1, {}, {}, {})", glType(g), ptr, g.dims[0].str(), g.dims[1].str(),
+                       g.dims[2].str());
+  if (g.dims.size() == 4)
+    return fmt::format("{}({}, {}, {}, {}, {})", glType(g), ptr, g.dims[0].str(), g.dims[1].str(),
+                       g.dims[2].str(), g.dims[3].str());
+  return fmt::format("{}({}, 1, 1, {}, {})", glType(g), ptr, g.dims[0].str(), g.dims[1].str());
+}
+
+std::string KernelPrinter::tileOf(unsigned global) const {
+  for (const ir::Load &load : k.loads)
+    if (load.global == global)
+      return k.stageTiles[load.tile].name + "_tile";
+  for (const ir::ProgramOp &op : k.program.setup)
+    if (op.kind == ir::ProgramOp::Kind::LoadTile && op.global == global)
+      return k.warpgroupTiles[op.tile].name + "_tile";
+  for (const ir::ProgramOp &op : k.program.finish)
+    if (op.kind == ir::ProgramOp::Kind::StoreTile && op.global == global)
+      return stagingType(op);
+  TKC_INTERNAL_ASSERT(false, "a TMA global without a tile");
+  return "";
+}
+
+std::string KernelPrinter::stagingType(const ir::ProgramOp &store) const {
+  if (store.tile < k.warpgroupTiles.size())
+    return k.warpgroupTiles[store.tile].name + "_tile";
+  return "result_tile";
+}
+
+std::string KernelPrinter::stagingRef(const ir::ProgramOp &store) const {
+  if (store.tile < k.warpgroupTiles.size())
+    return warpgroupTileRef(store.tile);
+  return "args.finish.result";
+}
+
+std::string KernelPrinter::warpgroupTileRef(unsigned tile, bool next) const {
+  const std::string &name = k.warpgroupTiles[tile].name;
+  if (k.plan.setupBuffers != 2)
+    return fmt::format("args.scratch.{}[tkc_wg]", name);
+  return fmt::format("args.scratch.{}[{}][tkc_wg]", name,
+                     next ? "(args.task_iter + 1) & 1" : "args.task_iter & 1");
+}
+
+bool KernelPrinter::needsFinishBlock() const { return k.plan.finishPerWarpgroup; }
+
+int64_t KernelPrinter::partCols() const {
+  return k.program.values[k.plan.resultValue].cols / k.plan.resultParts;
+}
+
+std::string KernelPrinter::loopIndex() const {
+  if (k.alternateLoop)
+    return "tkc_" + k.loop.name;
+  if (!k.loopBound.start)
+    return "args.iter";
+  return fmt::format("(args.common.{}_start + args.iter)", k.loop.name);
+}
+
+std::string KernelPrinter::deviceIndex(const ir::IndexExpr &e, const std::string &common) const {
+  return e.render([&](const ir::IndexExpr &leaf) {
+    if (leaf.kind == ir::IndexExpr::Kind::Size)
+      return "args.globals." + leaf.name;
+    return leaf.name == k.loop.name ? loopIndex() : common + leaf.name;
+  });
+}
+
+std::string KernelPrinter::coordExpr(const ir::Coord &c, const std::string &common) const {
+  if (c.expr)
+    return deviceIndex(*c.expr, common);
+  if (c.var.empty())
+    return "0";
+  if (c.var == k.loop.name)
+    return loopIndex();
+  return common + c.var;
+}
+
+std::string KernelPrinter::tileCoord(const std::vector<ir::Coord> &coords) const {
+  std::vector<std::string> parts;
+  for (const ir::Coord &c : coords)
+    parts.push_back(coordExpr(c));
+  return kittensCoord(std::move(parts));
+}
+
+std::string KernelPrinter::elementCoord(const ir::Load &load) const {
+  const ir::StageTile &t = k.stageTiles[load.tile];
+  std::vector<std::string> parts;
+  for (size_t d = 0; d < load.coords.size(); ++d) {
+    const ir::Coord &c = load.coords[d];
+    const int dim = ir::spannedTileDim(load, d);
+    if (dim < 0)
+      parts.push_back(coordExpr(c));
+    else if (!c.expr && c.var == k.loop.name)
+      parts.push_back("tkc_element");
+    else if (!c.expr && c.var.empty())
+      parts.push_back("0");
+    else
+      parts.push_back(fmt::format("{} * {}", coordExpr(c), dim == 0 ? t.rows : t.cols));
+  }
+  return kittensCoord(std::move(parts));
+}
+
+std::string KernelPrinter::loopTailElement(const std::string &index,
+                                           const std::string &cast) const {
+  return fmt::format("{3}args.globals.{0}_full * {1} + {3}({4} - args.globals.{0}_full) * {2}",
+                     k.loop.name, k.loop.step, k.loopTail->step, cast, index);
+}
+
+std::string KernelPrinter::varExpr(const std::string &var) const {
+  if (var.empty())
+    return "0";
+  if (var == k.loop.name)
+    return loopIndex();
+  return "args.common." + var;
+}
+
+std::string KernelPrinter::sizeExpr(const ir::Size &size) const {
+  return size.constant ? std::to_string(*size.constant) : "args.globals." + size.symbol;
+}
+
+std::string KernelPrinter::columnLimit(const ir::ColumnBound &bound) const {
+  if (tailOf && bound.var == k.loop.name)
+    return fmt::format("static_cast<int>({} - tkc_element)", sizeExpr(bound.extent));
+  return fmt::format("static_cast<int>({} - (long long){} * {})", sizeExpr(bound.extent),
+                     varExpr(bound.var), bound.step);
+}
+
+std::string KernelPrinter::minusLeadBlocks() const {
+  if (!k.plan.rowsFromEnd)
+    return "";
+  return fmt::format(" - args.globals.{}_lead", k.loopBound.stopVar);
+}
+
+std::string KernelPrinter::minusLeadRows() const {
+  return k.plan.rowsFromEnd ? minusLeadBlocks() + " * 64" : "";
+}
+
+std::string KernelPrinter::loopStartElement(const std::string &rowOffset) const {
+  const ir::LoopBound::Start &start = *k.loopBound.start;
+  return fmt::format("(double)((long long)args.common.{} * {}{}{}) - {} {} {}.0",
+                     k.loopBound.stopVar, k.loopBound.stopStep, rowOffset, minusLeadRows(),
+                     start.scalar.empty() ? fmt::format("{}.0", start.constant)
+                                          : "(double)args.globals." + start.scalar,
+                     start.offset < 0 ? '-' : '+', std::abs(start.offset));
+}
+
+std::string KernelPrinter::rowsBlock(bool next) const {
+  if (!k.plan.rotateRowBlocks)
+    return "tkc_wg";
+  return next ? "tkc_next_block" : "tkc_block";
+}
+
+std::string KernelPrinter::warpgroupCoord(const std::vector<ir::Coord> &coords, bool next) const {
+  std::vector<std::string> parts;
+  for (size_t d = 0; d < coords.size(); ++d) {
+    std::string c = coordExpr(coords[d], next ? "args.next_common." : "args.common.");
+    if (d + 2 == coords.size())
+      c = fmt::format("{} * {} + {}{}", c, k.consumerWarpgroups, rowsBlock(next),
+                      coords[d].var == k.loopBound.stopVar ? minusLeadBlocks() : "");
+    parts.push_back(c);
+  }
+  return kittensCoord(std::move(parts));
+}
+
+//===----------------------------------------------------------------------===//
+// The struct
+//===----------------------------------------------------------------------===//
+
+void KernelPrinter::printStruct() {
+  const ir::Program &prog = k.program;
+  w.comment(describe());
+  if (!layoutOf.empty())
+    w.comment("Without the code for a partial last tile: the launcher runs it where every tile "
+              "lies wholly inside its size.");
+  auto kernelScope = w.scope("struct " + structName, ";");
+  for (const ir::StageTile &t : k.stageTiles)
+    w.linef("using {}_tile = kittens::st_bf<{}, {}>;", t.name, t.rows, t.cols);
+  for (const ir::WarpgroupTile &t : k.warpgroupTiles)
+    w.linef("using {}_tile = kittens::st_bf<{}, {}>; // one per consumer warpgroup", t.name, t.rows,
+            t.cols);
+  for (const ir::ProgramOp &op : prog.finish)
+    if (op.kind == ir::ProgramOp::Kind::StoreTile && op.tile >= k.warpgroupTiles.size()) {
+      if (k.plan.resultParts && op.expr.isValue(k.plan.resultValue)) {
+        w.comment(fmt::format("The result in {} column parts (split-finish): each staged and "
+                              "stored on its own through a staging tile of one part.",
+                              k.plan.resultParts));
+        w.linef("using result_tile = kittens::st_bf<64, {}>;", partCols());
+      } else {
+        w.linef("using result_tile = kittens::st_bf<64, {}>;", op.cols);
+      }
+      break;
+    }
+  w.comment("Each consumer warp holds 16 rows of every register value.");
+  w.linef("using row_vector = kittens::rt_fl<{0}, {0}>::col_vec;", kWarpRows);
+  if (k.plan.resultParts)
+    w.linef("using accumulator = kittens::rt_fl<{}, {}>; // one part of '{}'", kWarpRows,
+            partCols(), prog.values[k.plan.resultValue].name);
+  w.blank();
+  if (!layoutOf.empty())
+    w.linef("using layout = {}::layout; // the same globals and shared memory", layoutOf);
+  else
+    printLayout();
+  printConstants();
+  w.blank();
+  if (k.plan.prefetchDescriptors) {
+    printBlockEntry();
+    w.blank();
+  }
+  printCommonSetup();
+  w.blank();
+  printProducer();
+  w.blank();
+  if (k.plan.resultParts) {
+    printStorePart();
+    w.blank();
+  }
+  printConsumer();
+}
+
+void KernelPrinter::printGlobalMember(unsigned g) {
+  const ir::Global &global = k.globals[g];
+  switch (ir::globalRole(k, g)) {
+  case ir::GlobalRole::TmaLoad:
+  case ir::GlobalRole::TmaStore:
+    w.linef("kittens::tile_map<{}> {};", tileOf(g), global.name);
+    return;
+  case ir::GlobalRole::AddColumn:
+  case ir::GlobalRole::AddTile:
+    w.linef("{} {};", glType(global), global.name);
+    return;
+  case ir::GlobalRole::Rows:
+    w.linef("{} *{}; // one value per row", kittensScalar(global.dtype), global.name);
+    return;
+  case ir::GlobalRole::Unused:
+    w.linef("// '{}' is declared but this instantiation does not use it", global.name);
+    return;
+  }
+}
+
+void KernelPrinter::printTaskDivisors() {
+  if (k.plan.taskOrder == ir::TaskOrder::Grouped)
+    w.linef("kittens::grouped_tiles<{}> order; // each task's tile", k.plan.groupRows);
+  else
+    for (const ir::IterVar &v : k.tasks)
+      w.linef("kittens::fast_div {0}_div; // divides by {0}_count", v.name);
+}
+
+void KernelPrinter::printLayout() {
+  const ir::Plan &p = k.plan;
+  const ir::Program &prog = k.program;
+  auto layout = w.scope("struct layout", ";");
+  {
+    auto globals = w.scope("struct globals", ";");
+    for (size_t g = 0; g < k.globals.size(); ++g)
+      printGlobalMember(static_cast<unsigned>(g));
+    for (const std::string &size : ir::launchSizeSymbols(k))
+      w.linef("int {};", size);
+    for (const ir::Scalar &s : k.scalars)
+      w.linef("float {};", s.name);
+    for (const ir::IterVar &v : k.tasks)
+      w.linef("int {}_count; // tasks along {}", v.name, v.size.str());
+    printTaskDivisors();
+    if (p.rowsFromEnd)
+      w.linef("int {0}_lead; // 64-row blocks the first task of {0} starts before row 0",
+              k.loopBound.stopVar);
+    w.linef("int {}_count; // stages of a task over all of {} ({} / {})", k.loop.name,
+            k.loop.size.str(), k.loop.size.str(), k.loop.step);
+    if (const auto &tail = k.loopTail)
+      w.linef("int {0}_full; // stages of {1} first; the rest of {0}_count are of {2}", k.loop.name,
+              k.loop.step, tail->step);
+  }
+  {
+    auto input = w.scope("struct input_block", ";");
+    for (const ir::Load &load : k.loads)
+      w.linef("{0}_tile {0};", k.stageTiles[load.tile].name);
+  }
+  if (!k.warpgroupTiles.empty()) {
+    auto scratch = w.scope("struct scratch_block", ";");
+    for (const ir::WarpgroupTile &t : k.warpgroupTiles) {
+      if (p.setupBuffers == 2)
+        w.linef("{0}_tile {0}[2][{1}]; // this task's and the next task's, alternating", t.name,
+                k.consumerWarpgroups);
+      else
+        w.linef("{0}_tile {0}[{1}];", t.name, k.consumerWarpgroups);
+    }
+  }
+  if (needsFinishBlock()) {
+    w.comment("One per consumer warpgroup (FINISH_PER_WARPGROUP).");
+    w.line("struct finish_block { result_tile result; };");
+  }
+  {
+    auto common = w.scope("struct common_state", ";");
+    for (const ir::IterVar &v : k.tasks)
+      w.linef("int {};", v.name);
+    if (k.loopBound.start)
+      w.linef("int {}_start; // the task's first tile of {}", k.loop.name, k.loop.size.str());
+  }
+  {
+    auto state = w.scope("struct consumer_state", ";");
+    for (size_t i = 0; i < prog.values.size(); ++i) {
+      const ir::RegValue &v = prog.values[i];
+      if (!v.state)
+        continue;
+      if (p.resultParts && i == p.resultValue)
+        w.linef("accumulator {}[{}];", v.name, p.resultParts);
+      else if (v.shape == ir::RegValue::Shape::RowVector)
+        w.linef("row_vector {};", v.name);
+      else
+        w.linef("kittens::rt_fl<{}, {}> {};", kWarpRows, v.cols, v.name);
+    }
+  }
+}
+
+void KernelPrinter::printConstants() {
+  const ir::Plan &p = k.plan;
+  w.linef("static constexpr int INPUT_STAGES = {};", p.stages);
+  w.linef("static constexpr int NUM_CONSUMER_WARPGROUPS = {};", k.consumerWarpgroups);
+  w.linef("static constexpr int PRODUCER_ARRIVALS = {};", p.producerArrivals);
+  w.linef("static constexpr int CONSUMER_ARRIVALS = {};", p.consumerArrivals);
+  w.linef("static constexpr int PRODUCER_REGISTERS = {};", p.producerRegisters);
+  w.linef("static constexpr int CONSUMER_REGISTERS = {};", p.consumerRegisters);
+  if (p.finishPerWarpgroup) {
+    w.comment("Each consumer warpgroup stages its rows in a finish block of its own, so that a "
+              "warpgroup whose block lies past the stages need not wait for the others.");
+    w.line("static constexpr bool FINISH_PER_WARPGROUP = true;");
+  }
+  switch (p.ringStart) {
+  case ir::RingStart::First:
+    break;
+  case ir::RingStart::Continue:
+    w.comment("Tasks differ in length: each starts its stages where the previous one stopped, "
+              "so that its first load takes the slot released longest ago.");
+    w.line("static constexpr int RING_START = kittens::lcf::RING_CONTINUE;");
+    break;
+  case ir::RingStart::SkipLast:
+    w.comment("Tasks of one length start at stage slot 0, unless the previous one just ended "
+              "there; then at slot 1, released longest ago.");
+    w.line("static constexpr int RING_START = kittens::lcf::RING_SKIP_LAST;");
+    break;
+  }
+  if (p.splitStages) {
+    w.comment("Each task's last stages whose halves are computed apart (split-finish): the "
+              "left half's store leaves while the right half's products run.");
+    w.linef("static constexpr int SPLIT_STAGES = {};", p.splitStages);
+  }
+  if (p.earlyStages) {
+    w.comment("Task 0's first stage loaded by thread 0 as soon as the semaphores exist, before "
+              "the block-wide barrier.");
+    w.linef("static constexpr int EARLY_STAGES = {};", p.earlyStages);
+  }
+}
+
+void KernelPrinter::printBlockEntry() {
+  w.comment("At the block's entry: the TMA descriptors into the descriptor cache, so that the "
+            "first copies and stores do not wait for them.");
+  auto fn = w.scope("__device__ static void block_entry(const layout::globals &g)");
+  for (unsigned g = 0; g < k.globals.size(); ++g) {
+    ir::GlobalRole role = ir::globalRole(k, g);
+    if (role == ir::GlobalRole::TmaLoad || role == ir::GlobalRole::TmaStore)
+      w.linef("kittens::tma::prefetch(g.{});", k.globals[g].name);
+  }
+}
+
+void KernelPrinter::printStaticAsserts() {
+  const ir::Plan &p = k.plan;
+  w.linef("static_assert(sizeof({}::layout::input_block) == {},", structName, p.expectBytes);
+  w.linef("              \"{}: one stage must hold exactly the {} bytes its TMA loads "
+          "deliver\");",
+          k.name, p.expectBytes);
+  w.linef("static_assert(kittens::lcf::traits<{}>::SAFE_STAGES == {},", structName, p.safeStages);
+  w.linef("              \"{}: tkc planned {} stages before the finish block\");", k.name,
+          p.safeStages);
+  w.linef("static_assert(kittens::lcf::traits<{}>::DYNAMIC_SHARED_BYTES == {},", structName,
+          p.dynamicSharedBytes);
+  w.linef("              \"{}: tkc planned {} bytes of dynamic shared memory\");", k.name,
+          p.dynamicSharedBytes);
+}
+
+void KernelPrinter::printWholeTiles() {
+  if (!k.wholeTiles)
+    return;
+  KernelPrinter whole(*k.wholeTiles, w, structName);
+  w.blank();
+  whole.printStruct();
+  w.blank();
+  whole.printStaticAsserts();
+}
+
+//===----------------------------------------------------------------------===//
+// common_setup: the task of each round
+//===----------------------------------------------------------------------===//
+
+void KernelPrinter::printCommonSetup() {
+  auto fn = w.scope(fmt::format(
+      "__device__ static void common_setup(kittens::lcf::common_args<{}> &args)", structName));
+  std::string total;
+  for (const ir::IterVar &v : k.tasks)
+    total += (total.empty() ? "" : " * ") + fmt::format("args.globals.{}_count", v.name);
+  switch (k.plan.taskOrder) {
+  case ir::TaskOrder::Grouped:
+    w.line("const int task = args.task_iter * gridDim.x + blockIdx.x;");
+    w.linef("if (task >= {}) {{", total);
+    w.line("  args.num_iters = -1; // no task left for this block");
+    w.line("  return;");
+    w.line("}");
+    printTileOfTask();
+    w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
+    return;
+  case ir::TaskOrder::Rotated:
+    w.comment(fmt::format("Each round goes to the blocks shifted by one: were the count of "
+                          "'{0}' to divide the grid, round-robin would give a block the same "
+                          "'{0}' every round, and the blocks drawing a head's partial last "
+                          "task would idle at the end.",
+                          k.tasks.back().name));
+    w.line("const int task = kittens::rotated_task(args.task_iter, gridDim.x, blockIdx.x);");
+    w.linef("if (task >= {}) {{", total);
+    w.line("  args.num_iters = -1; // no task left for this block");
+    w.line("  return;");
+    w.line("}");
+    w.line("int rest = task;");
+    w.comment("The last task index varies fastest: neighbouring blocks share their loop's "
+              "operands in L2.");
+    printTileOfTask();
+    w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
+    return;
+  case ir::TaskOrder::ByLength:
+    printTasksByLength();
+    return;
+  }
+}
+
+/// `args.common`'s task indices from `task` (grouped) or `rest` (the others, the last varying
+/// fastest).
+void KernelPrinter::printTileOfTask() {
+  if (k.plan.taskOrder == ir::TaskOrder::Grouped) {
+    w.comment(fmt::format("Grouped order: {} rows of tiles at a time, so that neighbouring "
+                          "blocks share their operands in L2 (the launcher builds its "
+                          "divisions).",
+                          k.plan.groupRows));
+    w.line("const kittens::tile_mn tile = args.globals.order.tile(task);");
+    w.linef("args.common.{} = tile.m;", k.tasks[0].name);
+    w.linef("args.common.{} = tile.n;", k.tasks[1].name);
+    return;
+  }
+  for (size_t i = k.tasks.size(); i-- > 0;) {
+    const ir::IterVar &v = k.tasks[i];
+    w.linef("args.common.{0} = args.globals.{0}_div.mod(rest);", v.name);
+    if (i)
+      w.linef("rest = args.globals.{}_div.div(rest);", v.name);
+  }
+}
+
+void KernelPrinter::printTasksByLength() {
+  const ir::Plan &plan = k.plan;
+  const std::string &stop = k.loopBound.stopVar;
+  std::string total, others;
+  for (const ir::IterVar &v : k.tasks) {
+    std::string count = fmt::format("args.globals.{}_count", v.name);
+    total += (total.empty() ? "" : " * ") + count;
+    if (v.name != stop)
+      others += (others.empty() ? "" : " * ") + count;
+  }
+  if (others.empty())
+    others = "1";
+  // The task indices other than the stopping one, the last varying fastest;
+  // `rest` is divided past the slowest of them only when it is read afterwards.
+  auto printOthers = [&](bool restReadAfter) {
+    size_t slowest = k.tasks.size();
+    for (size_t i = 0; i < k.tasks.size() && slowest == k.tasks.size(); ++i)
+      if (k.tasks[i].name != stop)
+        slowest = i;
+    for (size_t i = k.tasks.size(); i-- > 0;) {
+      const ir::IterVar &v = k.tasks[i];
+      if (v.name == stop)
+        continue;
+      w.linef("args.common.{0} = args.globals.{0}_div.mod(rest);", v.name);
+      if (i != slowest || restReadAfter)
+        w.linef("rest = args.globals.{}_div.div(rest);", v.name);
+    }
+  };
+  // A round order: the block's task ordinal, or none left.
+  auto printOrdinal = [&](const char *order) {
+    w.linef("const int task = kittens::{}(args.task_iter, gridDim.x, blockIdx.x);", order);
+    w.linef("if (task >= {}) {{", total);
+    w.line("  args.num_iters = -1; // no task left for this block");
+    w.line("  return;");
+    w.line("}");
+    w.line("int rest = task;");
+  };
+  // Longest first: the stopping index slowest and backwards.
+  auto printLongestFirst = [&] {
+    w.comment("Tasks differ in length and come longest first: blocks take each round's in "
+              "serpentine order, so that none takes the longest of every round.");
+    printOrdinal("serpentine_task");
+    w.comment(fmt::format("The loop of a task ends at its own last row, so tasks differ in "
+                          "length: '{}' varies slowest and runs backwards, and the longest "
+                          "tasks start first.",
+                          stop));
+    printOthers(/*restReadAfter=*/true);
+    w.linef("args.common.{0} = args.globals.{0}_count - 1 - rest;", stop);
+  };
+  // A head's tasks together, 'stop' fastest and backwards.
+  auto printHeadMajor = [&] {
+    w.comment("Tasks differ in length and come longest first per head: blocks take each "
+              "round's in serpentine order, so that none takes the longest of every round.");
+    printOrdinal("serpentine_task");
+    w.comment(fmt::format("Few tasks share the other indices: those tasks run together, '{}' "
+                          "fastest and backwards, and read the same operands from L2 (with "
+                          "'{}' slowest, the blocks running at once would each read "
+                          "different ones from memory, and a ring of {} stages does not hide "
+                          "that).",
+                          stop, stop, plan.stages));
+    w.linef("args.common.{0} = args.globals.{0}_count - 1 - args.globals.{0}_div.mod(rest);", stop);
+    w.linef("rest = args.globals.{}_div.div(rest);", stop);
+    printOthers(/*restReadAfter=*/false);
+  };
+  // A head's tasks in pairs of about one length (kittens::paired_task).
+  auto printPaired = [&] {
+    w.comment(fmt::format("The loop of a task ends at its own last row: task '{0}' and task "
+                          "count - 1 - '{0}' of a head together need about the same stages. "
+                          "A block takes such a pair, the long one first; a head's pairs go "
+                          "to neighbouring blocks, which read its operands from L2 together.",
+                          stop));
+    w.line("int head = 0;");
+    w.linef("if (!kittens::paired_task(args.task_iter, gridDim.x, blockIdx.x, {}, "
+            "args.globals.{}_count, head, args.common.{})) {{",
+            others, stop, stop);
+    w.line("  args.num_iters = -1; // no task left for this block");
+    w.line("  return;");
+    w.line("}");
+    if (k.tasks.size() > 1) {
+      w.line("int rest = head;");
+      printOthers(/*restReadAfter=*/false);
+    }
+  };
+  std::string pairedIf = fmt::format("args.globals.{}_count <= {}", stop, plan.pairedMaxCount);
+  if (plan.pairedMinCount > 1)
+    pairedIf =
+        fmt::format("args.globals.{}_count >= {} && {}", stop, plan.pairedMinCount, pairedIf);
+  std::optional<CudaWriter::Scope> branch;
+  if (plan.pairedMaxCount > 0) {
+    branch.emplace(w.scope(fmt::format("if ({})", pairedIf)));
+    printPaired();
+    branch.reset();
+  }
+  if (plan.headMajorMaxCount > 0) {
+    branch.emplace(
+        w.scope(fmt::format("{}if (args.globals.{}_count <= {})",
+                            plan.pairedMaxCount > 0 ? "else " : "", stop, plan.headMajorMaxCount)));
+    printHeadMajor();
+    branch.reset();
+  }
+  if (plan.pairedMaxCount > 0 || plan.headMajorMaxCount > 0)
+    branch.emplace(w.scope("else"));
+  printLongestFirst();
+  branch.reset();
+  w.linef("const long long end = (long long)(args.common.{} + 1) * {}{};", stop,
+          k.loopBound.stopStep, minusLeadRows());
+  w.linef("const long long extent = end < args.globals.{0} ? end : args.globals.{0};",
+          k.loop.size.str());
+  w.linef("args.num_iters = static_cast<int>((extent + {0} - 1) / {0});", k.loop.step);
+  if (const auto &start = k.loopBound.start) {
+    w.comment(fmt::format("The task's rows need the elements of {} from row - {} on "
+                          "(its first row's, the earliest): the loop begins at that "
+                          "element's tile.",
+                          k.loop.size.str(), start->str()));
+    w.linef("const double first = {};", loopStartElement(""));
+    w.linef("args.common.{0}_start = first > 0 ? static_cast<int>((long long)first / {1}) : "
+            "0;",
+            k.loop.name, k.loop.step);
+    w.linef("args.num_iters -= args.common.{}_start;", k.loop.name);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The producer
+//===----------------------------------------------------------------------===//
+
+void KernelPrinter::printProducer() {
+  auto producer = w.scope("struct producer", ";");
+  w.linef("__device__ static void setup(kittens::lcf::producer_setup_args<{}> &) {{}}", structName);
+  auto fn = w.scope(fmt::format(
+      "__device__ static void load(kittens::lcf::producer_load_args<{}> &args)", structName));
+  auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+  w.linef("kittens::expect_bytes(args.inputs_arrived, {});", k.plan.expectBytes);
+  if (const auto &tail = k.loopTail) {
+    w.comment(fmt::format("This stage's first element along {}: after the full stages come "
+                          "tail stages of {}, each loaded at the start of its slot (a full "
+                          "tile from there: the rest is not read).",
+                          k.loop.size.str(), tail->step));
+    w.linef("const int tkc_element = args.iter < args.globals.{}_full ? args.iter * {} : {};",
+            k.loop.name, k.loop.step, loopTailElement("args.iter", ""));
+    for (const ir::Load &load : k.loads)
+      w.linef("kittens::tma::load_async_at(args.input.{0}, args.globals.{1}, {2}, "
+              "args.inputs_arrived);",
+              k.stageTiles[load.tile].name, k.globals[load.global].name, elementCoord(load));
+    return;
+  }
+  if (k.alternateLoop) {
+    w.comment(fmt::format("This stage's tile along {}: a block's odd tasks walk the loop "
+                          "backward, beginning on the tiles its previous task read last.",
+                          k.loop.size.str()));
+    w.linef("const int {} = kittens::alternating_iter(args.task_iter, args.num_iters, "
+            "args.iter);",
+            loopIndex());
+  }
+  for (const ir::Load &load : k.loads)
+    w.linef("kittens::tma::load_async(args.input.{0}, args.globals.{1}, {2}, "
+            "args.inputs_arrived);",
+            k.stageTiles[load.tile].name, k.globals[load.global].name, tileCoord(load.coords));
+}
+
+} // namespace tkc::emit

@@ -1,0 +1,176 @@
+//===- KernelPrinter.h - Printing one kernel as kittens code ----*- C++ -*-===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The state the CUDA emitter shares while it prints one planned kernel: the
+/// kernel, the writer, the struct's name, and how the names of the generated
+/// code are spelt (coordinates, loop indices, register values). Each concern
+/// prints in its own translation unit:
+///
+///   KernelPrinter.cpp    the kernel struct: types, layout, constants,
+///                        block_entry, common_setup, the producer
+///   ConsumerPrinter.cpp  the consumer's hooks: setup, compute (split stages
+///                        and loop tails too), finish, release_finish
+///   OpPrinter.cpp        program ops and elementwise expressions
+///   LauncherPrinter.cpp  host launchers and their argument checks
+///
+/// The printer decides nothing: every choice it prints was made by a pass and
+/// is read from the kernel's ops and plan. Names it makes start with `tkc_`,
+/// so they cannot meet the spec's.
+///
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "tkc/Emit/CudaWriter.h"
+#include "tkc/IR/KernelIR.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+#include <vector>
+
+namespace tkc::emit {
+
+/// Rows of a register tile one warp holds.
+inline constexpr int kWarpRows = 16;
+
+/// kittens' element type name for `dtype` ("kittens::bf16").
+const char *kittensScalar(spec::DType dtype);
+/// A float as a C++ literal ("0.5f", "-INFINITY").
+std::string floatLiteral(double value);
+/// kittens' 4-D coordinate {b, d, r, c} of up to four parts, the missing leading ones 0.
+std::string kittensCoord(std::vector<std::string> parts);
+
+class KernelPrinter {
+public:
+  /// `layoutOf`: for a kernel's whole-tile copy, the struct whose layout it shares.
+  KernelPrinter(const ir::Kernel &kernel, CudaWriter &w, std::string layoutOf = "");
+
+  // KernelPrinter.cpp
+  void printStruct();
+  void printStaticAsserts();
+  /// The struct of the kernel's whole-tile copy (Kernel::wholeTiles), if any.
+  void printWholeTiles();
+
+  // LauncherPrinter.cpp
+  void printLauncherDeclaration();
+  void printLauncher();
+  /// The launcher that chooses between `members` (this kernel first) at each call.
+  void printChoosingLauncher(llvm::ArrayRef<const KernelPrinter *> members);
+  /// The launcher's name: the kernel's own, or that of the launcher choosing it.
+  const std::string &publicName() const;
+  /// Whether this kernel's launcher is internal to the .cu (another chooses it).
+  bool isChosen() const;
+
+  const ir::Kernel &kernel() const { return k; }
+
+private:
+  // KernelPrinter.cpp: names and spellings.
+  std::string describe(bool launcher = false) const;
+  std::string glType(const ir::Global &g) const;
+  std::string glValue(const ir::Global &g, bool constCast) const;
+  /// The shared tile type a TMA global moves (`a_tile`, `result_tile`).
+  std::string tileOf(unsigned global) const;
+  std::string loopIndex() const;
+  std::string coordExpr(const ir::Coord &c, const std::string &common = "args.common.") const;
+  std::string deviceIndex(const ir::IndexExpr &e, const std::string &common) const;
+  std::string tileCoord(const std::vector<ir::Coord> &coords) const;
+  std::string elementCoord(const ir::Load &load) const;
+  std::string loopTailElement(const std::string &index, const std::string &cast) const;
+  std::string varExpr(const std::string &var) const;
+  std::string sizeExpr(const ir::Size &size) const;
+  /// Columns of a bounded value that are present: `extent - var * step`.
+  std::string columnLimit(const ir::ColumnBound &bound) const;
+  std::string minusLeadBlocks() const;
+  std::string minusLeadRows() const;
+  std::string loopStartElement(const std::string &rowOffset) const;
+  std::string rowsBlock(bool next = false) const;
+  std::string warpgroupCoord(const std::vector<ir::Coord> &coords, bool next = false) const;
+  std::string warpgroupTileRef(unsigned tile, bool next = false) const;
+  std::string stagingType(const ir::ProgramOp &store) const;
+  std::string stagingRef(const ir::ProgramOp &store) const;
+  bool needsFinishBlock() const;
+  /// Columns of the split result (plan.resultParts) one part holds.
+  int64_t partCols() const;
+
+  // KernelPrinter.cpp: the struct.
+  void printGlobalMember(unsigned g);
+  void printTaskDivisors();
+  void printLayout();
+  void printConstants();
+  void printBlockEntry();
+  void printCommonSetup();
+  void printTileOfTask();
+  void printTasksByLength();
+  void printProducer();
+
+  // ConsumerPrinter.cpp
+  void printConsumer();
+  void prologue(const std::vector<ir::ProgramOp> &ops, bool setup = false, bool next = false);
+  void printComputeIters(const std::string &idle);
+  void printComputeBody();
+  void printSplitCompute();
+  void printTailCompute(const ir::Kernel &of);
+  void printStorePart();
+  void printReleaseFinish();
+  void printRelease();
+  std::string idleWarpgroupCondition() const;
+
+  // OpPrinter.cpp
+  void printOps(const std::vector<ir::ProgramOp> &ops);
+  void printOps(const ir::ProgramOp *begin, const ir::ProgramOp *end);
+  std::string valueRef(unsigned index) const;
+  std::string elementwise(const ir::Elementwise &e) const;
+  void printApply(const std::string &dst, bool tile, const ir::Elementwise &e);
+  void declareIfNew(unsigned index);
+  void printAssign(const ir::ProgramOp &op);
+  void printAssignAndRowSum(const ir::ProgramOp &op, const ir::ProgramOp &sum);
+  void printMaskedAssign(const ir::ProgramOp &op, const ir::RegValue &v);
+  std::string uniformly(const ir::Elementwise &e, bool holds);
+  std::string rowReduceCall(const ir::ProgramOp &reduce, const std::string &f) const;
+  void printRowReduce(const ir::ProgramOp &op);
+  void printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it);
+  std::string mmaOperand(const ir::MmaOperand &o, bool left, int64_t contraction,
+                         const std::optional<ir::ColumnBound> &bound);
+  /// Part `p` of stage tile `t`'s columns of the split result (the whole tile without parts).
+  std::string stagePart(const std::string &tile, const ir::StageTile &t, bool transposed,
+                        int p) const;
+  std::string stageRef(const ir::StageTile &t) const;
+  void printAddGlobal(const ir::ProgramOp &op);
+  void printStoreTile(const ir::ProgramOp &op);
+  void printStoreRows(const ir::ProgramOp &op);
+  bool bodyUsesRows(const std::vector<ir::ProgramOp> &ops) const;
+  bool readWaitDeferred(const ir::ProgramOp &store) const;
+  bool releaseDeferred(const ir::ProgramOp &store) const;
+  /// Starts a new hook: the names it declares are its own.
+  void beginFunction();
+
+  // LauncherPrinter.cpp
+  std::string launcherParams() const;
+  std::string launcherSignature(bool withDefault, const std::string &name) const;
+  void printCheck(const std::string &call);
+  void printGlobalInit(unsigned g);
+  void printIndexChecks();
+  void printDivisionChecks(const ir::IndexExpr &e, const std::string &global);
+
+  const ir::Kernel &k;
+  CudaWriter &w;
+  std::string structName;
+  std::string layoutOf;
+  /// Set while printing `k`, a loop tail, as compute_tail of this kernel's struct.
+  const ir::Kernel *tailOf = nullptr;
+  /// While printing store_part: how the split result's part is spelt ("acc").
+  std::string resultPart;
+  /// Names declared in the hook being printed, and the bf16 product operands a fused
+  /// pass wrote there (no copy needed).
+  llvm::StringSet<> declared, operandsWritten;
+  llvm::StringSet<> emittedChecks;
+  unsigned comparisons = 0;
+  mutable bool withDefaults = false;
+};
+
+} // namespace tkc::emit

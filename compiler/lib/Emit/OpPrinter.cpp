@@ -1,0 +1,521 @@
+//===- OpPrinter.cpp - Program ops as kittens code -------------------------===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+//
+// Each register value is one warp's 16 rows of it: a tile is `rt_fl<16, cols>`,
+// a row vector the tile's `col_vec`. Elementwise assignments become one
+// `kittens::apply` with a lambda per element, so a statement is one fused pass
+// over registers; products are wgmma calls waited for within their hook;
+// globals are added with kittens' epilogue reads; stores go through a shared
+// tile and TMA, or one value per row straight to global. How an assignment is
+// computed (with its row sum, skipped under a mask or a unit factor) was
+// decided by fuse-elementwise.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelPrinter.h"
+
+#include "tkc/dsl/InternalError.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+
+namespace tkc::emit {
+
+namespace {
+bool usesKind(const ir::Elementwise &e, ir::Elementwise::Kind kind) {
+  return ir::anyOf(e, [&](const ir::Elementwise &x) { return x.kind == kind; });
+}
+
+/// The C++ function of a unary operator of the tile language.
+const char *unaryFunction(ir::UnaryOp op) {
+  switch (op) {
+  case ir::UnaryOp::Exp2:
+    return "kittens::fast::exp2";
+  case ir::UnaryOp::Exp:
+    return "kittens::fast::exp";
+  case ir::UnaryOp::Log2:
+    return "kittens::fast::log2";
+  case ir::UnaryOp::Log:
+    return "kittens::fast::log";
+  case ir::UnaryOp::Sqrt:
+    return "sqrtf";
+  case ir::UnaryOp::Rcp:
+    return "kittens::fast::rcp";
+  case ir::UnaryOp::Tanh:
+    return "kittens::fast::tanh";
+  case ir::UnaryOp::Abs:
+    return "fabsf";
+  case ir::UnaryOp::Gelu:
+    return "gelu_tanh{}";
+  case ir::UnaryOp::Neg:
+  case ir::UnaryOp::Not:
+    break;
+  }
+  TKC_INTERNAL_ASSERT(false, "an operator without a function");
+  return "";
+}
+} // namespace
+
+void KernelPrinter::beginFunction() {
+  declared.clear();
+  operandsWritten.clear();
+}
+
+std::string KernelPrinter::valueRef(unsigned index) const {
+  if (!resultPart.empty() && k.plan.resultParts && index == k.plan.resultValue)
+    return resultPart;
+  const ir::RegValue &v = k.program.values[index];
+  return v.state ? "args.state." + v.name : v.name;
+}
+
+std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
+  using Kind = ir::Elementwise::Kind;
+  auto operand = [&](size_t i) { return elementwise(e.operands[i]); };
+  switch (e.kind) {
+  case Kind::Value:
+    return fmt::format("kittens::at({}, tkc_e)", valueRef(e.value));
+  case Kind::Number:
+    return floatLiteral(e.number);
+  case Kind::Scalar:
+    return "args.globals." + k.scalars[e.value].name;
+  case Kind::RowIndex:
+    return fmt::format("({} * {}{} + tkc_row + tkc_e.row)", varExpr(e.var), e.step,
+                       e.var == k.loopBound.stopVar ? minusLeadRows() : "");
+  case Kind::ColIndex:
+    if (tailOf && e.var == k.loop.name)
+      return "(tkc_element + tkc_e.col)";
+    return fmt::format("({} * {} + tkc_e.col)", varExpr(e.var), e.step);
+  case Kind::Unary:
+    if (e.unary == ir::UnaryOp::Neg)
+      return "(-" + operand(0) + ")";
+    if (e.unary == ir::UnaryOp::Not)
+      return "(!" + operand(0) + ")";
+    return std::string(unaryFunction(e.unary)) + "(" + operand(0) + ")";
+  case Kind::Binary:
+    switch (e.binary) {
+    case ir::BinaryOp::Max:
+    case ir::BinaryOp::Min:
+      return fmt::format("f{}f({}, {})", ir::spelling(e.binary), operand(0), operand(1));
+    case ir::BinaryOp::And:
+      return fmt::format("({} && {})", operand(0), operand(1));
+    case ir::BinaryOp::Or:
+      return fmt::format("({} || {})", operand(0), operand(1));
+    default:
+      return fmt::format("({} {} {})", operand(0), ir::spelling(e.binary), operand(1));
+    }
+  case Kind::Where:
+    return fmt::format("({} ? {} : {})", operand(0), operand(1), operand(2));
+  }
+  return "";
+}
+
+bool KernelPrinter::bodyUsesRows(const std::vector<ir::ProgramOp> &ops) const {
+  return llvm::any_of(ops, [](const ir::ProgramOp &op) {
+    return usesKind(op.expr, ir::Elementwise::Kind::RowIndex) ||
+           op.kind == ir::ProgramOp::Kind::StoreRows ||
+           (op.kind == ir::ProgramOp::Kind::AddGlobal && !op.perColumn);
+  });
+}
+
+void KernelPrinter::declareIfNew(unsigned index) {
+  const ir::RegValue &v = k.program.values[index];
+  if (v.state || !declared.insert(v.name).second)
+    return;
+  if (v.shape == ir::RegValue::Shape::RowVector)
+    w.linef("row_vector {};", v.name);
+  else
+    w.linef("kittens::rt_fl<{}, {}> {};", kWarpRows, v.cols, v.name);
+}
+
+void KernelPrinter::printApply(const std::string &dst, bool tile, const ir::Elementwise &e) {
+  w.linef("kittens::apply({}, [&](const kittens::{} &tkc_e) {{ return {}; }});", dst,
+          tile ? "element" : "vector_element", elementwise(e));
+}
+
+std::string KernelPrinter::rowReduceCall(const ir::ProgramOp &reduce, const std::string &f) const {
+  bool max = reduce.reduce == ir::Reduce::Max;
+  return fmt::format("kittens::row_reduce_elements{}<kittens::rt_fl<{}, {}>>({}, "
+                     "kittens::base_ops::{}{{}}, {}, {}",
+                     reduce.laneShares ? "_partial" : "", kWarpRows, reduce.cols,
+                     valueRef(reduce.dst), max ? "max" : "add", max ? "-INFINITY" : "0.0f", f);
+}
+
+void KernelPrinter::printOps(const std::vector<ir::ProgramOp> &ops) {
+  printOps(ops.data(), ops.data() + ops.size());
+}
+
+void KernelPrinter::printOps(const ir::ProgramOp *begin, const ir::ProgramOp *end) {
+  for (const ir::ProgramOp *it = begin; it != end; ++it) {
+    const ir::ProgramOp &op = *it;
+    switch (op.kind) {
+    case ir::ProgramOp::Kind::Assign:
+      if (op.fusedRowSum) {
+        TKC_INTERNAL_ASSERT(it + 1 != end, "a fused row sum lies in another range");
+        printAssignAndRowSum(op, *(it + 1));
+        ++it;
+        break;
+      }
+      printAssign(op);
+      break;
+    case ir::ProgramOp::Kind::RowReduce:
+      printRowReduce(op);
+      break;
+    case ir::ProgramOp::Kind::Mma:
+      printMma(op, it);
+      break;
+    case ir::ProgramOp::Kind::AddGlobal:
+      printAddGlobal(op);
+      break;
+    case ir::ProgramOp::Kind::LoadTile:
+      break; // issued together at the top of setup
+    case ir::ProgramOp::Kind::StoreTile:
+      printStoreTile(op);
+      break;
+    case ir::ProgramOp::Kind::StoreRows:
+      printStoreRows(op);
+      break;
+    }
+  }
+}
+
+void KernelPrinter::printAssign(const ir::ProgramOp &op) {
+  declareIfNew(op.dst);
+  const ir::RegValue &v = k.program.values[op.dst];
+  if (op.skipUntouched) {
+    printMaskedAssign(op, v);
+    return;
+  }
+  if (op.skipUnitFactor) {
+    w.comment(fmt::format("A factor of 1 in every row of this warp leaves '{}' as it is: skip "
+                          "the pass (the rows' maximum did not move).",
+                          v.name));
+    w.linef("if (kittens::warp_any_differs({}, 1.0f))", valueRef(*op.skipUnitFactor));
+  }
+  printApply(valueRef(op.dst), v.shape == ir::RegValue::Shape::Tile, op.expr);
+}
+
+/// `p = e` and `t = rowsum(p)` in one pass (fuse-elementwise): each element computed and added
+/// to its row's sum; with `writesOperand` the pass writes the product's bf16 operand, and p
+/// exists in f32 only for a partial last tile, whose sum skips the absent columns.
+void KernelPrinter::printAssignAndRowSum(const ir::ProgramOp &op, const ir::ProgramOp &sum) {
+  const ir::RegValue &v = k.program.values[op.dst];
+  const bool direct = op.writesOperand;
+  const std::string operand = "tkc_" + v.name + "_bf16";
+  if (!direct || sum.reduceBound)
+    declareIfNew(op.dst);
+  declareIfNew(sum.dst);
+  if (direct) {
+    if (declared.insert(operand).second)
+      w.linef("kittens::rt_bf<{}, {}> {}; // the product's operand", kWarpRows, v.cols, operand);
+    operandsWritten.insert(operand);
+  }
+  auto scope = w.scope("");
+  w.linef("auto tkc_v = [&](const kittens::element &tkc_e) {{ return {}; }};",
+          elementwise(op.expr));
+  std::string fused =
+      rowReduceCall(sum,
+                    fmt::format("[&](const kittens::element &tkc_e) {{ const float tkc_x = "
+                                "tkc_v(tkc_e); kittens::set({}, tkc_e, tkc_x); return tkc_x; }}",
+                                direct ? operand : valueRef(op.dst))) +
+      ");";
+  w.comment(direct ? fmt::format("'{}' (as the product's bf16 operand) and its row sum in one "
+                                 "pass.",
+                                 v.name)
+                   : fmt::format("'{}' and its row sum in one pass.", v.name));
+  if (!sum.reduceBound) {
+    w.line(fused);
+    return;
+  }
+  w.linef("const int tkc_limit = {};", columnLimit(*sum.reduceBound));
+  {
+    auto full = w.scope(fmt::format("if (tkc_limit >= {})", sum.cols));
+    w.line(fused);
+  }
+  auto partial = w.scope("else");
+  w.comment("The last tile: the sum skips the absent columns.");
+  w.linef("kittens::apply({}, tkc_v);", valueRef(op.dst));
+  w.line(rowReduceCall(sum, fmt::format("[&](const kittens::element &tkc_e) {{ return "
+                                        "kittens::at({}, tkc_e); }}",
+                                        valueRef(op.dst))) +
+         ", tkc_limit);");
+  if (direct)
+    w.linef("kittens::copy({}, {});", operand, valueRef(op.dst));
+}
+
+/// C++ that is true only if `e` holds nowhere (`holds` false) or everywhere (`holds` true) in
+/// the warp's slice: an affine comparison takes its extremes at the slice's corners.
+std::string KernelPrinter::uniformly(const ir::Elementwise &e, bool holds) {
+  if (e.kind == ir::Elementwise::Kind::Binary && ir::isComparison(e.binary)) {
+    std::string name = fmt::format("tkc_cmp{}", comparisons++);
+    w.linef("auto {} = [&](const kittens::element &tkc_e) {{ return {}; }};", name, elementwise(e));
+    std::vector<std::string> corners;
+    for (int c = 0; c < 4; ++c)
+      corners.push_back(fmt::format("{}{}(tkc_corner[{}])", holds ? "" : "!", name, c));
+    return "(" + llvm::join(corners, " && ") + ")";
+  }
+  if (e.kind == ir::Elementwise::Kind::Unary)
+    return uniformly(e.operands[0], !holds);
+  // and: nowhere if either side is nowhere; everywhere if both are.
+  // or: nowhere if both are; everywhere if either is.
+  bool both = (e.binary == ir::BinaryOp::And) == holds;
+  std::string a = uniformly(e.operands[0], holds);
+  std::string b = uniformly(e.operands[1], holds);
+  return "(" + a + (both ? " && " : " || ") + b + ")";
+}
+
+/// `x = where(c, a, x)` (or `where(c, x, a)`), c affine in the position (skipUntouched).
+void KernelPrinter::printMaskedAssign(const ir::ProgramOp &op, const ir::RegValue &v) {
+  const ir::Elementwise &e = op.expr;
+  bool keepWhenFalse = e.operands[2].isValue(op.dst);
+  auto scope = w.scope("");
+  w.comment("The mask is affine in the element's row and column, so its value at the four "
+            "corners of this warp's rows decides whether any element changes.");
+  w.linef("const kittens::element tkc_corner[4] = {{{{0, 0, 0, 0, 0, 0}}, {{0, 0, 0, 0, 0, {0}}}, "
+          "{{0, 0, 0, 0, {1}, 0}}, {{0, 0, 0, 0, {1}, {0}}}}};",
+          v.cols - 1, kWarpRows - 1);
+  std::string untouched = uniformly(e.operands[0], /*holds=*/!keepWhenFalse);
+  w.linef("if (!{})", untouched);
+  printApply("  " + valueRef(op.dst), true, e);
+}
+
+void KernelPrinter::printRowReduce(const ir::ProgramOp &op) {
+  declareIfNew(op.dst);
+  std::string call = rowReduceCall(op, "tkc_f");
+  auto scope = w.scope("");
+  w.linef("auto tkc_f = [&](const kittens::element &tkc_e) {{ return {}; }};",
+          elementwise(op.expr));
+  if (!op.reduceBound) {
+    w.line(call + ");");
+    return;
+  }
+  w.comment("Columns past the end of the loaded tile are absent: skipped, not zero (only "
+            "the last tile has any).");
+  w.linef("const int tkc_limit = {};", columnLimit(*op.reduceBound));
+  w.linef("if (tkc_limit >= {})", op.cols);
+  w.line("  " + call + ");");
+  w.line("else");
+  w.line("  " + call + ", tkc_limit);");
+}
+
+std::string KernelPrinter::stageRef(const ir::StageTile &t) const {
+  return (tailOf ? "tkc_tail_" : "args.input.") + t.name;
+}
+
+std::string KernelPrinter::stagePart(const std::string &tile, const ir::StageTile &t,
+                                     bool transposed, int p) const {
+  const int parts = k.plan.resultParts;
+  return transposed ? fmt::format("{}.subtile<{}, {}>({}, 0)", tile, t.rows / parts, t.cols, p)
+                    : fmt::format("{}.subtile<{}, {}>(0, {})", tile, t.rows, t.cols / parts, p);
+}
+
+std::string KernelPrinter::mmaOperand(const ir::MmaOperand &o, bool left, int64_t contraction,
+                                      const std::optional<ir::ColumnBound> &bound) {
+  switch (o.where) {
+  case ir::MmaOperand::Where::Stage: {
+    const ir::StageTile &t = k.stageTiles[o.index];
+    // A left operand holds the block's rows: each warpgroup multiplies its own 64.
+    if (!left || k.consumerWarpgroups == 1)
+      return stageRef(t);
+    std::string name = "tkc_" + t.name + "_rows";
+    if (declared.insert(name).second)
+      w.linef("auto {} = {}.subtile<{}, {}>({}, 0);", name, stageRef(t),
+              t.rows / k.consumerWarpgroups, t.cols, rowsBlock());
+    return name;
+  }
+  case ir::MmaOperand::Where::Warpgroup:
+    return warpgroupTileRef(o.index);
+  case ir::MmaOperand::Where::Register: {
+    const ir::RegValue &v = k.program.values[o.index];
+    std::string name = "tkc_" + v.name + "_bf16";
+    // Unless the pass that computed it wrote it (printAssignAndRowSum).
+    if (!operandsWritten.count(name)) {
+      w.comment(fmt::format("'{}' as the bf16 register operand of the product", v.name));
+      if (declared.insert(name).second)
+        w.linef("kittens::rt_bf<{}, {}> {};", kWarpRows, contraction, name);
+      w.linef("kittens::copy({}, {});", name, valueRef(o.index));
+    }
+    if (bound) {
+      w.comment("Its absent columns meet the zero-filled rows TMA loaded past the end: make "
+                "them zero too, so nothing else can leak in.");
+      w.linef("if ({} < {})", columnLimit(*bound), contraction);
+      w.linef("  kittens::zero_columns_from({}, {});", name, columnLimit(*bound));
+    }
+    return name;
+  }
+  }
+  return "";
+}
+
+void KernelPrinter::printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it) {
+  const ir::Program &prog = k.program;
+  declareIfNew(op.dst);
+  int64_t contraction = 0;
+  switch (op.a.where) {
+  case ir::MmaOperand::Where::Stage:
+    contraction = k.stageTiles[op.a.index].cols;
+    break;
+  case ir::MmaOperand::Where::Warpgroup:
+    contraction = k.warpgroupTiles[op.a.index].cols;
+    break;
+  case ir::MmaOperand::Where::Register:
+    contraction = prog.values[op.a.index].cols;
+    break;
+  }
+  std::optional<ir::ColumnBound> aBound;
+  if (op.a.where == ir::MmaOperand::Where::Register)
+    aBound = prog.values[op.a.index].bound;
+  std::string a = mmaOperand(op.a, true, contraction, aBound);
+  std::string b = mmaOperand(op.b, false, contraction, std::nullopt);
+  const char *fn = op.b.transposed ? "mma_ABt" : "mma_AB";
+  const std::string accumulate = op.firstStageOverwrites ? "args.iter > 0"
+                                 : op.accumulate         ? "true"
+                                                         : "false";
+  if (k.plan.resultParts && op.dst == k.plan.resultValue) {
+    // The result in column parts: one product a part, on that part of B's columns.
+    TKC_INTERNAL_ASSERT(op.b.where == ir::MmaOperand::Where::Stage,
+                        "a result in parts multiplies a stage tile");
+    for (int p = 0; p < k.plan.resultParts; ++p)
+      w.linef("kittens::warpgroup::{}({}[{}], {}, {}, {});", fn, valueRef(op.dst), p, a,
+              stagePart(b, k.stageTiles[op.b.index], op.b.transposed, p), accumulate);
+  } else {
+    w.linef("kittens::warpgroup::{}({}, {}, {}, {});", fn, valueRef(op.dst), a, b, accumulate);
+  }
+  if (op.shadow) {
+    w.comment(fmt::format("While the product runs (it neither feeds nor reads {}):",
+                          op.shadow == 1 ? "this" : "these"));
+    printOps(it + 1, it + 1 + op.shadow);
+    it += op.shadow;
+  }
+  // Waited for within the hook: a product left in flight past it makes ptxas serialize
+  // every wgmma of the kernel (C7518), measured slower.
+  w.line("kittens::warpgroup::mma_async_wait<0>();");
+}
+
+/// `x = x + G[...]`: kittens' epilogue reads, bounded by the global's extents. In store_part
+/// (a result in parts), part P's columns.
+void KernelPrinter::printAddGlobal(const ir::ProgramOp &op) {
+  const ir::RegValue &v = k.program.values[op.dst];
+  const bool inPart = !resultPart.empty() && k.plan.resultParts && op.dst == k.plan.resultValue;
+  std::string col = fmt::format("{} * {}", coordExpr(op.coords.back()), v.cols);
+  if (inPart)
+    col += fmt::format(" + P * {}", partCols());
+  const std::string &name = k.globals[op.global].name;
+  if (op.perColumn) {
+    w.linef("kittens::add_col_from_global({}, args.globals.{}, {{0, 0, 0, {}}});", valueRef(op.dst),
+            name, col);
+    return;
+  }
+  std::string row =
+      fmt::format("{} * {} + tkc_row", coordExpr(op.coords[op.coords.size() - 2]), v.rows);
+  w.linef("kittens::add_from_global({}, args.globals.{}, {{0, 0, {}, {}}});", valueRef(op.dst),
+          name, row, col);
+}
+
+/// The finish's last store that stages in this task's copy of a double-buffered warpgroup
+/// tile: its TMA read is waited for by the next task's setup, before it loads into the copy.
+bool KernelPrinter::readWaitDeferred(const ir::ProgramOp &store) const {
+  if (k.plan.setupBuffers != 2 || store.tile >= k.warpgroupTiles.size())
+    return false;
+  const std::vector<ir::ProgramOp> &finish = k.program.finish;
+  auto last = std::find_if(finish.rbegin(), finish.rend(), [&](const ir::ProgramOp &op) {
+    return op.kind == ir::ProgramOp::Kind::StoreTile;
+  });
+  return last != finish.rend() && &*last == &store;
+}
+
+/// The finish's last store that stages in the finish block: its TMA read is waited for in
+/// release_finish, during the next task's first products.
+bool KernelPrinter::releaseDeferred(const ir::ProgramOp &store) const {
+  const std::vector<ir::ProgramOp> &finish = k.program.finish;
+  auto last = std::find_if(finish.rbegin(), finish.rend(), [&](const ir::ProgramOp &op) {
+    return op.kind == ir::ProgramOp::Kind::StoreTile && op.tile >= k.warpgroupTiles.size();
+  });
+  return last != finish.rend() && &*last == &store;
+}
+
+void KernelPrinter::printStoreTile(const ir::ProgramOp &op) {
+  const bool inPart =
+      !resultPart.empty() && k.plan.resultParts && op.expr.isValue(k.plan.resultValue);
+  std::string src;
+  if (op.expr.kind == ir::Elementwise::Kind::Value) {
+    src = valueRef(op.expr.value);
+  } else {
+    src = "tkc_out";
+    w.linef("kittens::rt_fl<{}, {}> tkc_out;", kWarpRows, op.cols);
+    printApply(src, true, op.expr);
+  }
+  std::string staging = inPart ? "staging" : stagingRef(op);
+  int barrier = k.plan.finishBarrierIds.front();
+  w.linef("kittens::warpgroup::store({}, {});", staging, src);
+  w.line("kittens::fence_async_shared(); // make the stores visible to TMA");
+  w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
+  if (inPart) {
+    std::vector<std::string> parts;
+    for (size_t d = 0; d < op.coords.size(); ++d) {
+      std::string c = coordExpr(op.coords[d]);
+      if (d + 2 == op.coords.size())
+        c = fmt::format("{} * {} + tkc_wg", c, k.consumerWarpgroups);
+      else if (d + 1 == op.coords.size())
+        c = fmt::format("{} * {} + P", c, k.plan.resultParts);
+      parts.push_back(c);
+    }
+    auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+    w.linef("kittens::tma::store_async(args.globals.{}, staging, {});", k.globals[op.global].name,
+            kittensCoord(std::move(parts)));
+    w.line("kittens::tma::store_commit_group(); // its read is waited for before the staging is "
+           "written again, or in release_finish");
+    return;
+  }
+  bool released = releaseDeferred(op);
+  bool deferred = released || readWaitDeferred(op);
+  {
+    auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+    w.linef("kittens::tma::store_async(args.globals.{}, {}, {});", k.globals[op.global].name,
+            staging, warpgroupCoord(op.coords));
+    w.line("kittens::tma::store_commit_group();");
+    if (released) {
+      w.comment("Its read is waited for in release_finish.");
+    } else if (deferred) {
+      w.comment("The next task's setup waits for the read before it loads into this copy; "
+                "the block's last task waits here.");
+      w.line("if (args.next_num_iters < 0)");
+      w.line("  kittens::tma::store_async_read_wait<0>();");
+    } else {
+      w.line("kittens::tma::store_async_read_wait<0>();");
+    }
+  }
+  if (!deferred)
+    w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
+}
+
+void KernelPrinter::printStoreRows(const ir::ProgramOp &op) {
+  const ir::Global &g = k.globals[op.global];
+  auto scope = w.scope("");
+  std::string src;
+  if (op.expr.kind == ir::Elementwise::Kind::Value) {
+    src = valueRef(op.expr.value);
+  } else {
+    src = "tkc_out";
+    w.line("row_vector tkc_out;");
+    printApply(src, false, op.expr);
+  }
+  // Leading coordinates address single elements; the last one blocks of rows.
+  std::string offset = "0";
+  for (size_t d = 0; d + 1 < op.coords.size(); ++d)
+    offset = d == 0 ? coordExpr(op.coords[0])
+                    : fmt::format("({}) * {} + {}", offset, sizeExpr(g.dims[d]),
+                                  coordExpr(op.coords[d]));
+  if (op.coords.size() > 1)
+    offset = fmt::format("({}) * (long long){}", offset, sizeExpr(g.dims.back()));
+  w.linef("float *tkc_base = args.globals.{} + {};", g.name, offset);
+  const ir::Coord &row = op.coords.back();
+  w.linef("kittens::store_rows(tkc_base, {}, (long long){} * {}{} + tkc_row, {});", src,
+          coordExpr(row), 64 * k.consumerWarpgroups,
+          row.var == k.loopBound.stopVar ? minusLeadRows() : "", sizeExpr(g.dims.back()));
+}
+
+} // namespace tkc::emit
