@@ -72,15 +72,12 @@ private:
   }
 
   static bool reads(const ir::Elementwise &e, unsigned value) {
-    if (isValue(e, value))
-      return true;
-    for (const ir::Elementwise &o : e.operands)
-      if (reads(o, value))
-        return true;
-    return false;
+    return ir::anyOf(e, [&](const ir::Elementwise &x) { return isValue(x, value); });
   }
 
-  /// Positive for every value the kernel can run with.
+  /// Positive for every value the kernel can run with. Its own recursion, not
+  /// a walk: the answer depends on the operators above each leaf (a product or
+  /// quotient of positive factors), not on any one node.
   bool positive(const ir::Elementwise &e) const {
     switch (e.kind) {
     case Kind::Number:
@@ -141,12 +138,10 @@ private:
 
   /// Every read of s in `e` becomes `s * factor`.
   static void substitute(ir::Elementwise &e, unsigned s, const ir::Elementwise &factor) {
-    if (isValue(e, s)) {
-      e = ir::Elementwise::binaryOf(ir::BinaryOp::Mul, e, factor);
-      return;
-    }
-    for (ir::Elementwise &o : e.operands)
-      substitute(o, s, factor);
+    ir::rewrite(e, [&](ir::Elementwise &x) {
+      if (isValue(x, s))
+        x = ir::Elementwise::binaryOf(ir::BinaryOp::Mul, x, factor);
+    });
   }
 
   /// Rewrites one later statement for the deferred factor and appends it (and

@@ -42,7 +42,8 @@ bool dependsOnPosition(const ir::Elementwise &e) {
 }
 
 /// Affine in the element's row and column: indices, numbers, scalars, + and -,
-/// and * or / by something that does not depend on the position.
+/// and * or / by something that does not depend on the position. A match of the
+/// tree's shape (which operator lies above which), so its own recursion, not a walk.
 bool isAffine(const ir::Elementwise &e) {
   switch (e.kind) {
   case Kind::RowIndex:
@@ -72,6 +73,7 @@ bool isAffine(const ir::Elementwise &e) {
 
 /// Built with and/or/not from comparisons of affine sides (not == or !=, which
 /// an affine function can meet inside a rectangle): its extremes lie at corners.
+/// Like isAffine, a match of the tree's shape.
 bool isAffineCondition(const ir::Elementwise &e) {
   if (e.kind == Kind::Binary && ir::isComparison(e.binary))
     return e.binary != BinaryOp::Eq && e.binary != BinaryOp::Ne && isAffine(e.operands[0]) &&
@@ -112,10 +114,11 @@ void fuseRowSum(const ir::Program &p, ir::ProgramOp &op, const ir::ProgramOp *ne
     return;
   // Readers of p besides the sum and one product: then p is needed in f32.
   int others = 0;
-  for (const auto *ops : {&p.compute, &p.finish})
-    for (const ir::ProgramOp &o : *ops)
-      if (&o != next && !isProduct(o) && llvm::is_contained(ir::valuesRead(o), op.dst))
-        ++others;
+  ir::forEachOp(p, [&](ir::Body body, const ir::ProgramOp &o) {
+    if (body != ir::Body::Setup && &o != next && !isProduct(o) &&
+        llvm::is_contained(ir::valuesRead(o), op.dst))
+      ++others;
+  });
   // And p written only here, so that the operand written now is the one the product reads.
   bool writtenOnce = llvm::count_if(p.compute, [&](const ir::ProgramOp &o) {
                        return ir::writesValue(o, op.dst);

@@ -14,8 +14,6 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/Passes/Passes.h"
 
-#include "llvm/ADT/STLExtras.h"
-
 #include <fmt/format.h>
 
 namespace tkc {
@@ -48,36 +46,32 @@ public:
 private:
   /// Rows of the first register value in `e` (0 if none).
   int64_t rowsOf(const ir::Elementwise &e) const {
-    if (e.kind == ir::Elementwise::Kind::Value)
-      return program.values[e.value].rows;
-    for (const ir::Elementwise &o : e.operands)
-      if (int64_t r = rowsOf(o))
-        return r;
-    return 0;
+    int64_t r = 0;
+    ir::anyOf(e, [&](const ir::Elementwise &x) {
+      if (x.kind == ir::Elementwise::Kind::Value)
+        r = program.values[x.value].rows;
+      return r != 0;
+    });
+    return r;
   }
 
-  /// Depends on the row only (or on nothing), not on a tile or a column.
+  bool isRowVector(unsigned value) const {
+    return program.values[value].shape == ir::RegValue::Shape::RowVector;
+  }
+
+  /// Depends on the row only (or on nothing), not on a tile or a column: no
+  /// tile value or column index under it.
   bool perRow(const ir::Elementwise &e) const {
-    using Kind = ir::Elementwise::Kind;
-    switch (e.kind) {
-    case Kind::Value:
-      return program.values[e.value].shape == ir::RegValue::Shape::RowVector;
-    case Kind::ColIndex:
-      return false;
-    case Kind::Number:
-    case Kind::Scalar:
-    case Kind::RowIndex:
-      return true;
-    default:
-      return llvm::all_of(e.operands, [&](const ir::Elementwise &o) { return perRow(o); });
-    }
+    return !ir::anyOf(e, [&](const ir::Elementwise &x) {
+      return x.kind == ir::Elementwise::Kind::ColIndex ||
+             (x.kind == ir::Elementwise::Kind::Value && !isRowVector(x.value));
+    });
   }
 
-  static bool readsRowVector(const ir::Elementwise &e, const ir::Program &program) {
-    if (e.kind == ir::Elementwise::Kind::Value)
-      return program.values[e.value].shape == ir::RegValue::Shape::RowVector;
-    return llvm::any_of(e.operands,
-                        [&](const ir::Elementwise &o) { return readsRowVector(o, program); });
+  bool readsRowVector(const ir::Elementwise &e) const {
+    return ir::anyOf(e, [&](const ir::Elementwise &x) {
+      return x.kind == ir::Elementwise::Kind::Value && isRowVector(x.value);
+    });
   }
 
   /// Worth a row vector: per row, reads one, and is an operation (a bare
@@ -86,11 +80,16 @@ private:
     bool operation = e.kind == ir::Elementwise::Kind::Unary ||
                      e.kind == ir::Elementwise::Kind::Binary ||
                      e.kind == ir::Elementwise::Kind::Where;
-    return operation && perRow(e) && readsRowVector(e, program);
+    return operation && perRow(e) && readsRowVector(e);
   }
 
+  /// Gives every maximal subexpression of `e` worth hoisting a row vector,
+  /// assigned in `out` before the statement. Parents first: a hoisted
+  /// subexpression becomes a leaf before the walk would enter it.
   void hoist(ir::Elementwise &e, SourceLoc loc, std::vector<ir::ProgramOp> &out) {
-    if (worthHoisting(e)) {
+    ir::walk(e, [&](ir::Elementwise &x) {
+      if (!worthHoisting(x))
+        return;
       ir::RegValue v;
       v.name = fmt::format("r{}", program.values.size());
       v.shape = ir::RegValue::Shape::RowVector;
@@ -102,16 +101,11 @@ private:
       ir::ProgramOp assign;
       assign.kind = ir::ProgramOp::Kind::Assign;
       assign.dst = index;
-      assign.expr = std::move(e);
+      assign.expr = std::move(x);
       assign.loc = loc;
       out.push_back(std::move(assign));
-      e = ir::Elementwise{};
-      e.kind = ir::Elementwise::Kind::Value;
-      e.value = index;
-      return;
-    }
-    for (ir::Elementwise &o : e.operands)
-      hoist(o, loc, out);
+      x = ir::Elementwise::valueOf(index);
+    });
   }
 
   ir::Program &program;

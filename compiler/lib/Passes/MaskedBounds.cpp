@@ -39,7 +39,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
 #include <limits>
@@ -96,17 +95,13 @@ public:
     for (const ir::RegValue &v : p.values)
       if (v.bound == bound && v.state)
         return false;
-    for (const auto *ops : {&p.setup, &p.finish})
-      for (const ir::ProgramOp &op : *ops) {
-        bool writes = op.kind == ir::ProgramOp::Kind::Assign ||
-                      op.kind == ir::ProgramOp::Kind::RowReduce ||
-                      op.kind == ir::ProgramOp::Kind::Mma;
-        bool registerOperand =
-            op.kind == ir::ProgramOp::Kind::Mma && op.a.where == ir::MmaOperand::Where::Register;
-        if (op.reduceBound || readsBounded(op.expr) || (writes && bounded(op.dst)) ||
-            (registerOperand && bounded(op.a.index)))
-          return false;
-      }
+    // Setup and finish do not touch the bound at all.
+    bool outside = false;
+    ir::forEachOp(p, [&](ir::Body body, const ir::ProgramOp &op) {
+      outside = outside || (body != ir::Body::Compute && touchesBound(op));
+    });
+    if (outside)
+      return false;
     for (const ir::ProgramOp &op : p.compute)
       if (!step(op))
         return false;
@@ -117,9 +112,18 @@ private:
   bool bounded(unsigned value) const { return p.values[value].bound == bound; }
 
   bool readsBounded(const ir::Elementwise &e) const {
-    if (e.kind == Kind::Value && bounded(e.value))
-      return true;
-    return llvm::any_of(e.operands, [&](const ir::Elementwise &o) { return readsBounded(o); });
+    return ir::anyOf(
+        e, [&](const ir::Elementwise &x) { return x.kind == Kind::Value && bounded(x.value); });
+  }
+
+  /// Whether `op` carries the bound, reads or writes a bounded value.
+  bool touchesBound(const ir::ProgramOp &op) const {
+    bool writes = op.kind == ir::ProgramOp::Kind::Assign ||
+                  op.kind == ir::ProgramOp::Kind::RowReduce || op.kind == ir::ProgramOp::Kind::Mma;
+    bool registerOperand =
+        op.kind == ir::ProgramOp::Kind::Mma && op.a.where == ir::MmaOperand::Where::Register;
+    return op.reduceBound || readsBounded(op.expr) || (writes && bounded(op.dst)) ||
+           (registerOperand && bounded(op.a.index));
   }
 
   /// `value` is assigned anew: what was known of it no longer holds.
@@ -203,6 +207,9 @@ private:
            std::isfinite(other.number);
   }
 
+  /// What `e` is at a column past the bound. An abstract interpretation, not a
+  /// walk: each node's fact is computed from its operands' facts, and a
+  /// `where` evaluates only the operand its condition selects.
   Fact eval(const ir::Elementwise &e) const {
     using W = Fact::What;
     switch (e.kind) {
@@ -349,20 +356,22 @@ private:
 /// extent `extent`; empty when a store does otherwise or there is none.
 std::string storedRows(const ir::Kernel &k, const ir::Size &extent) {
   std::string var;
-  bool any = false;
-  for (const auto *ops : {&k.program.setup, &k.program.compute, &k.program.finish})
-    for (const ir::ProgramOp &op : *ops) {
-      bool tile = op.kind == ir::ProgramOp::Kind::StoreTile;
-      if (!tile && op.kind != ir::ProgramOp::Kind::StoreRows)
-        continue;
-      const ir::Global &g = k.globals[op.global];
-      size_t d = g.dims.size() - (tile ? 2 : 1);
-      const ir::Coord &c = op.coords[d];
-      if (c.expr || c.var.empty() || !(g.dims[d] == extent) || (any && c.var != var))
-        return {};
+  bool any = false, other = false;
+  ir::forEachOp(k.program, [&](ir::Body, const ir::ProgramOp &op) {
+    bool tile = op.kind == ir::ProgramOp::Kind::StoreTile;
+    if (other || (!tile && op.kind != ir::ProgramOp::Kind::StoreRows))
+      return;
+    const ir::Global &g = k.globals[op.global];
+    size_t d = g.dims.size() - (tile ? 2 : 1);
+    const ir::Coord &c = op.coords[d];
+    other = c.expr || c.var.empty() || !(g.dims[d] == extent) || (any && c.var != var);
+    if (!other) {
       var = c.var;
       any = true;
     }
+  });
+  if (other)
+    return {};
   const ir::IterVar *task = nullptr;
   for (const ir::IterVar &t : k.tasks)
     if (t.name == var)

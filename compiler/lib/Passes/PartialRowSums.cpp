@@ -31,13 +31,15 @@ namespace tkc {
 
 namespace {
 bool readsAny(const ir::Elementwise &e, const std::vector<unsigned> &values) {
-  if (e.kind == ir::Elementwise::Kind::Value && llvm::is_contained(values, e.value))
-    return true;
-  return llvm::any_of(e.operands, [&](const ir::Elementwise &o) { return readsAny(o, values); });
+  return ir::anyOf(e, [&](const ir::Elementwise &x) {
+    return x.kind == ir::Elementwise::Kind::Value && llvm::is_contained(values, x.value);
+  });
 }
 
 /// Whether `e` is a sum of terms, each a share or a share times a factor that
 /// reads no share (in either order). `shares` lists the values held as shares.
+/// A match of the tree's shape (which operator lies above which), so its own
+/// recursion, not a walk.
 bool linearInShares(const ir::Elementwise &e, const std::vector<unsigned> &shares) {
   using Kind = ir::Elementwise::Kind;
   if (e.kind == Kind::Value)

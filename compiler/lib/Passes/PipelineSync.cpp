@@ -22,10 +22,28 @@ bool mentions(const ir::Coord &c, const std::string &var) {
 
 /// Whether `e` uses `var` other than as `row(var)`.
 bool usesOtherThanRow(const ir::Elementwise &e, const std::string &var) {
-  if (e.kind == ir::Elementwise::Kind::ColIndex && e.var == var)
-    return true;
-  return llvm::any_of(e.operands,
-                      [&](const ir::Elementwise &o) { return usesOtherThanRow(o, var); });
+  return ir::anyOf(e, [&](const ir::Elementwise &x) {
+    return x.kind == ir::Elementwise::Kind::ColIndex && x.var == var;
+  });
+}
+
+/// The per-op part of the check below: `op` places rows by task index `var`
+/// only through warpgroup rows.
+bool placesOnlyWarpgroupRows(const ir::ProgramOp &op, const std::string &var) {
+  if (usesOtherThanRow(op.expr, var))
+    return false;
+  size_t rowDim = op.coords.size();
+  if (op.kind == ir::ProgramOp::Kind::LoadTile || op.kind == ir::ProgramOp::Kind::StoreTile)
+    rowDim = op.coords.size() - 2;
+  else if (op.kind == ir::ProgramOp::Kind::StoreRows)
+    rowDim = op.coords.size() - 1;
+  for (size_t d = 0; d < op.coords.size(); ++d)
+    if (mentions(op.coords[d], var) && (d != rowDim || op.coords[d].expr))
+      return false;
+  // A warpgroup before row 0 stores nothing only if every store is placed by `var`.
+  bool store =
+      op.kind == ir::ProgramOp::Kind::StoreTile || op.kind == ir::ProgramOp::Kind::StoreRows;
+  return !store || (op.coords[rowDim].var == var && !op.coords[rowDim].expr);
 }
 
 /// Whether task index `var` places rows only through warpgroup rows: the row
@@ -39,25 +57,11 @@ bool placesOnlyWarpgroupRows(const ir::Kernel &kernel, const std::string &var) {
   for (const ir::RegValue &v : prog.values)
     if (v.bound && v.bound->var == var)
       return false;
-  for (const auto *ops : {&prog.setup, &prog.compute, &prog.finish})
-    for (const ir::ProgramOp &op : *ops) {
-      if (usesOtherThanRow(op.expr, var))
-        return false;
-      size_t rowDim = op.coords.size();
-      if (op.kind == ir::ProgramOp::Kind::LoadTile || op.kind == ir::ProgramOp::Kind::StoreTile)
-        rowDim = op.coords.size() - 2;
-      else if (op.kind == ir::ProgramOp::Kind::StoreRows)
-        rowDim = op.coords.size() - 1;
-      for (size_t d = 0; d < op.coords.size(); ++d)
-        if (mentions(op.coords[d], var) && (d != rowDim || op.coords[d].expr))
-          return false;
-      // A warpgroup before row 0 stores nothing only if every store is placed by `var`.
-      bool store =
-          op.kind == ir::ProgramOp::Kind::StoreTile || op.kind == ir::ProgramOp::Kind::StoreRows;
-      if (store && (op.coords[rowDim].var != var || op.coords[rowDim].expr))
-        return false;
-    }
-  return true;
+  bool placed = true;
+  ir::forEachOp(prog, [&](ir::Body, const ir::ProgramOp &op) {
+    placed = placed && placesOnlyWarpgroupRows(op, var);
+  });
+  return placed;
 }
 
 /// A loop that stops at the task's rows makes the task with the last rows

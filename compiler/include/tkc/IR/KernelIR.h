@@ -503,6 +503,15 @@ template <class F> bool anyOf(const Elementwise &e, F pred) {
   return false;
 }
 
+/// Rewrites `e` bottom-up: each operand first (its own operands before it),
+/// then calls f(e), which may replace `e` in place; a replacement is not
+/// visited again.
+template <class F> void rewrite(Elementwise &e, F f) {
+  for (Elementwise &operand : e.operands)
+    rewrite(operand, f);
+  f(e);
+}
+
 /// The task index the loop stops at (LoopBound::stopVar); the kernel must have one.
 const IterVar &stopTask(const Kernel &kernel);
 

@@ -1,0 +1,604 @@
+//===- Expressions.cpp - Consumer values and their shapes -----------------===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+//
+// The consumer's expressions as register values with block-level shapes:
+// elementwise operators under broadcasting, functions, `where`, `row`/`col`,
+// row reductions and matrix products, each shape checked at its location;
+// and index expressions in the dimensions a tile does not span.
+//
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+
+namespace tkc::lower {
+
+namespace {
+
+bool isShared(const Expr &expr, const llvm::StringMap<unsigned> &tiles) {
+  const Expr *base = &expr;
+  if (expr.kind == Expr::Kind::Member && expr.text == "T")
+    base = expr.operands[0].get();
+  return base->kind == Expr::Kind::Name && tiles.count(base->text);
+}
+
+std::string shapeText(int64_t rows, int64_t cols) { return fmt::format("[{}, {}]", rows, cols); }
+
+} // namespace
+
+std::optional<ir::IndexExpr> Lowering::lowerIndexExpr(const Expr &expr, size_t position,
+                                                      const std::string &global) {
+  auto bad = [&](const std::string &found) {
+    diags.report(DiagID::err_sema_index_expr, expr.loc, found, position, global);
+    return std::nullopt;
+  };
+  switch (expr.kind) {
+  case Expr::Kind::Number: {
+    auto value = positiveInteger(expr);
+    if (!value)
+      return bad("'" + expr.text + "'");
+    ir::IndexExpr out;
+    out.kind = ir::IndexExpr::Kind::Number;
+    out.number = *value;
+    return out;
+  }
+  case Expr::Kind::Name: {
+    ir::IndexExpr out;
+    out.name = expr.text;
+    if (findIterVar(expr.text)) {
+      out.kind = ir::IndexExpr::Kind::Var;
+      return out;
+    }
+    if (auto value = intParam(expr.text)) {
+      out.kind = ir::IndexExpr::Kind::Number;
+      out.number = *value;
+      return out;
+    }
+    if (declared.count(expr.text))
+      return bad("'" + expr.text + "'");
+    // Any other name is a size bound at launch; it must be one the
+    // launcher takes (a dimension of some global or the grid).
+    bool isSize = false;
+    for (const ir::Global &g : kernel.globals)
+      for (const ir::Size &dim : g.dims)
+        isSize = isSize || (!dim.constant && dim.symbol == expr.text);
+    if (!isSize) {
+      reportUnknownName(expr, "an index of '" + global + "'", declaredNames());
+      return std::nullopt;
+    }
+    out.kind = ir::IndexExpr::Kind::Size;
+    return out;
+  }
+  case Expr::Kind::Binary: {
+    ir::IndexExpr out;
+    if (expr.text == "+")
+      out.kind = ir::IndexExpr::Kind::Add;
+    else if (expr.text == "*")
+      out.kind = ir::IndexExpr::Kind::Mul;
+    else if (expr.text == "/")
+      out.kind = ir::IndexExpr::Kind::Div;
+    else
+      return bad("'" + expr.text + "'");
+    for (const auto &operand : expr.operands) {
+      auto lowered = lowerIndexExpr(*operand, position, global);
+      if (!lowered)
+        return std::nullopt;
+      out.operands.push_back(std::move(*lowered));
+    }
+    if (out.kind == ir::IndexExpr::Kind::Div && out.operands[1].usesVar())
+      return bad("a grid index in a divisor");
+    return out;
+  }
+  default:
+    return bad("this expression");
+  }
+}
+
+std::string Lowering::describe(const Typed &t) {
+  if (t.hasRows && t.hasCols)
+    return fmt::format("a tile [{}, {}]", t.rows, t.cols);
+  if (t.hasRows)
+    return fmt::format("a row vector [{}]", t.rows);
+  if (t.hasCols)
+    return fmt::format("a column index over {} columns", t.cols);
+  return t.boolean ? "a condition" : "a scalar";
+}
+
+std::string Lowering::describe(const ir::RegValue &v) {
+  if (v.shape == ir::RegValue::Shape::Tile)
+    return fmt::format("a tile [{}, {}]", v.rows, v.cols);
+  return fmt::format("a row vector [{}]", v.rows);
+}
+
+std::optional<Typed> Lowering::combine(const Typed &a, const Typed &b, SourceLoc loc,
+                                       const std::string &what) {
+  Typed out;
+  if (a.hasRows && b.hasRows && a.rows != b.rows) {
+    diags.report(DiagID::err_sema_shape, loc, what, describe(a), describe(b));
+    return std::nullopt;
+  }
+  if (a.hasCols && b.hasCols && a.cols != b.cols) {
+    diags.report(DiagID::err_sema_shape, loc, what, describe(a), describe(b));
+    return std::nullopt;
+  }
+  out.hasRows = a.hasRows || b.hasRows;
+  out.rows = a.hasRows ? a.rows : b.rows;
+  out.hasCols = a.hasCols || b.hasCols;
+  out.cols = a.hasCols ? a.cols : b.cols;
+  out.bound = a.bound ? a.bound : b.bound;
+  return out;
+}
+
+ir::Elementwise Lowering::valueRef(unsigned index) const {
+  ir::Elementwise e;
+  e.kind = ir::Elementwise::Kind::Value;
+  e.value = index;
+  return e;
+}
+
+Typed Lowering::typedValue(unsigned index) const {
+  const ir::RegValue &v = program.values[index];
+  Typed t;
+  t.hasRows = true;
+  t.rows = v.rows;
+  t.hasCols = v.shape == ir::RegValue::Shape::Tile;
+  t.cols = t.hasCols ? v.cols : 0;
+  t.e = valueRef(index);
+  t.bound = v.bound;
+  return t;
+}
+
+unsigned Lowering::newValue(const std::string &name, const Typed &shape, bool isState,
+                            SourceLoc loc) {
+  ir::RegValue v;
+  v.name = name;
+  v.shape = shape.hasCols ? ir::RegValue::Shape::Tile : ir::RegValue::Shape::RowVector;
+  v.rows = shape.rows;
+  v.cols = shape.hasCols ? shape.cols : 1;
+  v.state = isState;
+  v.bound = shape.bound;
+  v.loc = loc;
+  program.values.push_back(std::move(v));
+  return static_cast<unsigned>(program.values.size() - 1);
+}
+
+unsigned Lowering::newTemporary(const Typed &shape, SourceLoc loc) {
+  return newValue(fmt::format("t{}", temporaries++), shape, false, loc);
+}
+
+bool Lowering::isSharedTile(const Expr &expr) const {
+  return isShared(expr, tileIndex) || isShared(expr, warpgroupTileIndex);
+}
+
+std::optional<Typed> Lowering::lowerValue(const Expr &expr, std::vector<ir::ProgramOp> &ops) {
+  const std::string what = "'" + currentBody + "'";
+  switch (expr.kind) {
+  case Expr::Kind::Number: {
+    auto value = foldConstant(expr);
+    if (!value) {
+      diags.report(DiagID::err_expected_number, expr.loc, what, expr.text);
+      return std::nullopt;
+    }
+    Typed t;
+    t.e.kind = ir::Elementwise::Kind::Number;
+    t.e.number = *value;
+    return t;
+  }
+  case Expr::Kind::Name: {
+    // A name whose statement failed was reported there.
+    if (poisoned.count(expr.text))
+      return std::nullopt;
+    if (auto it = valueIndex.find(expr.text); it != valueIndex.end()) {
+      const ir::RegValue &v = program.values[it->second];
+      if (v.state && currentBody != "setup" && !setInSetup.count(v.name)) {
+        if (reportedUnset.insert(v.name).second)
+          diags.report(DiagID::err_sema_unset_state, expr.loc, v.name, what);
+        return std::nullopt;
+      }
+      return typedValue(it->second);
+    }
+    if (auto it = scalarIndex.find(expr.text); it != scalarIndex.end()) {
+      Typed t;
+      t.e.kind = ir::Elementwise::Kind::Scalar;
+      t.e.value = it->second;
+      return t;
+    }
+    if (tileIndex.count(expr.text) || warpgroupTileIndex.count(expr.text)) {
+      diags.report(DiagID::err_sema_shared_as_value, expr.loc, expr.text);
+      return std::nullopt;
+    }
+    if (auto value = foldConstant(expr)) {
+      Typed t;
+      t.e.kind = ir::Elementwise::Kind::Number;
+      t.e.number = *value;
+      return t;
+    }
+    if (declared.count(expr.text)) {
+      diags.report(DiagID::err_sema_value_kind, expr.loc, "'" + expr.text + "' here",
+                   "a register value, a scalar or a number",
+                   "a name of another kind (a global, grid index or parameter)");
+      return std::nullopt;
+    }
+    std::vector<llvm::StringRef> names = declaredNames();
+    for (const auto &entry : valueIndex)
+      names.push_back(entry.getKey());
+    reportUnknownName(expr, what, names);
+    return std::nullopt;
+  }
+  case Expr::Kind::Unary: {
+    auto operand = lowerValue(*expr.operands[0], ops);
+    if (!operand)
+      return std::nullopt;
+    if (expr.text == "not" && !operand->boolean) {
+      diags.report(DiagID::err_sema_value_kind, expr.operands[0]->loc, "the operand of 'not'",
+                   "a condition", describe(*operand));
+      return std::nullopt;
+    }
+    if (expr.text == "-" && operand->boolean) {
+      diags.report(DiagID::err_sema_value_kind, expr.operands[0]->loc, "the operand of '-'",
+                   "a number", "a condition");
+      return std::nullopt;
+    }
+    if (expr.text == "-" && operand->e.kind == ir::Elementwise::Kind::Number) {
+      operand->e.number = -operand->e.number;
+      return operand;
+    }
+    Typed t = *operand;
+    t.e = ir::Elementwise::unaryOf(expr.text == "not" ? ir::UnaryOp::Not : ir::UnaryOp::Neg,
+                                   std::move(operand->e));
+    return t;
+  }
+  case Expr::Kind::Binary: {
+    if (expr.text == "@") {
+      if (productAlias.first == &expr)
+        return typedValue(productAlias.second);
+      return lowerProduct(expr, ops, std::nullopt, false);
+    }
+    auto lhs = lowerValue(*expr.operands[0], ops);
+    auto rhs = lhs ? lowerValue(*expr.operands[1], ops) : std::nullopt;
+    if (!lhs || !rhs)
+      return std::nullopt;
+    return binary(expr.text, std::move(*lhs), std::move(*rhs), expr.loc);
+  }
+  case Expr::Kind::Call:
+    return lowerCall(expr, ops);
+  case Expr::Kind::Member:
+    if (expr.text == "T")
+      diags.report(DiagID::err_sema_unsupported, expr.loc, "a transpose outside '@'",
+                   "transpose the shared operand of a product");
+    else
+      diags.report(DiagID::err_sema_unsupported, expr.loc, "'." + expr.text + "'",
+                   "the only member is '.T'");
+    return std::nullopt;
+  case Expr::Kind::Index:
+    diags.report(DiagID::err_sema_unsupported, expr.loc, "reading a global in " + what,
+                 "load tiles in the producer or in 'setup', or add a global to a tile in "
+                 "'finish' with 'x = x + G[...]'");
+    return std::nullopt;
+  default:
+    diags.report(DiagID::err_sema_unsupported, expr.loc, "this expression in " + what,
+                 "see docs/SpecReference.md for the tile language");
+    return std::nullopt;
+  }
+}
+
+std::optional<Typed> Lowering::binary(const std::string &op, Typed lhs, Typed rhs, SourceLoc loc) {
+  std::optional<ir::BinaryOp> code = ir::binaryOperator(op);
+  bool isArith = code && (*code == ir::BinaryOp::Add || *code == ir::BinaryOp::Sub ||
+                          *code == ir::BinaryOp::Mul || *code == ir::BinaryOp::Div);
+  bool isCompare = code && ir::isComparison(*code);
+  bool isLogic = code && (*code == ir::BinaryOp::And || *code == ir::BinaryOp::Or);
+  if (!isArith && !isCompare && !isLogic) {
+    diags.report(DiagID::err_sema_unsupported, loc, "'" + op + "'", "not a tile operator");
+    return std::nullopt;
+  }
+  if (isLogic ? !(lhs.boolean && rhs.boolean) : (lhs.boolean || rhs.boolean)) {
+    diags.report(DiagID::err_sema_value_kind, loc, "the operands of '" + op + "'",
+                 isLogic ? "conditions" : "numbers", describe(lhs) + " and " + describe(rhs));
+    return std::nullopt;
+  }
+  auto out = combine(lhs, rhs, loc, "'" + op + "'");
+  if (!out)
+    return std::nullopt;
+  if (isArith && lhs.e.kind == ir::Elementwise::Kind::Number &&
+      rhs.e.kind == ir::Elementwise::Kind::Number) {
+    double a = lhs.e.number, b = rhs.e.number;
+    out->e.kind = ir::Elementwise::Kind::Number;
+    out->e.number = op == "+" ? a + b : op == "-" ? a - b : op == "*" ? a * b : a / b;
+    return out;
+  }
+  out->boolean = isCompare || isLogic;
+  out->e = ir::Elementwise::binaryOf(*code, std::move(lhs.e), std::move(rhs.e));
+  return out;
+}
+
+std::optional<Typed> Lowering::lowerCall(const Expr &call, std::vector<ir::ProgramOp> &ops) {
+  llvm::StringRef f = call.text;
+  std::optional<ir::UnaryOp> function = ir::unaryFunction(f);
+  size_t arity = call.operands.size();
+  auto wantArity = [&](size_t n, const char *text) {
+    if (arity == n)
+      return true;
+    diags.report(DiagID::err_sema_call_arity, call.loc, f.str(), text,
+                 fmt::format("{} argument{}", arity, arity == 1 ? "" : "s"));
+    return false;
+  };
+  if (function) {
+    if (!wantArity(1, "one argument"))
+      return std::nullopt;
+    auto x = lowerValue(*call.operands[0], ops);
+    if (!x)
+      return std::nullopt;
+    if (x->boolean) {
+      diags.report(DiagID::err_sema_value_kind, call.operands[0]->loc,
+                   "the argument of '" + f.str() + "'", "a number", "a condition");
+      return std::nullopt;
+    }
+    if (auto folded = foldConstant(call)) {
+      Typed t;
+      t.e.kind = ir::Elementwise::Kind::Number;
+      t.e.number = *folded;
+      return t;
+    }
+    Typed t = *x;
+    t.e = ir::Elementwise::unaryOf(*function, std::move(x->e));
+    return t;
+  }
+  if (f == "max" || f == "min") {
+    if (!wantArity(2, "two arguments"))
+      return std::nullopt;
+    auto a = lowerValue(*call.operands[0], ops);
+    auto b = a ? lowerValue(*call.operands[1], ops) : std::nullopt;
+    if (!a || !b)
+      return std::nullopt;
+    if (a->boolean || b->boolean) {
+      diags.report(DiagID::err_sema_value_kind, call.loc, "the arguments of '" + f.str() + "'",
+                   "numbers", describe(*a) + " and " + describe(*b));
+      return std::nullopt;
+    }
+    auto out = combine(*a, *b, call.loc, "'" + f.str() + "'");
+    if (!out)
+      return std::nullopt;
+    out->e = ir::Elementwise::binaryOf(f == "max" ? ir::BinaryOp::Max : ir::BinaryOp::Min,
+                                       std::move(a->e), std::move(b->e));
+    return out;
+  }
+  if (f == "where") {
+    if (!wantArity(3, "three arguments (condition, value if true, value if false)"))
+      return std::nullopt;
+    auto c = lowerValue(*call.operands[0], ops);
+    auto a = c ? lowerValue(*call.operands[1], ops) : std::nullopt;
+    auto b = a ? lowerValue(*call.operands[2], ops) : std::nullopt;
+    if (!c || !a || !b)
+      return std::nullopt;
+    if (!c->boolean || a->boolean || b->boolean) {
+      diags.report(DiagID::err_sema_value_kind, call.loc, "the arguments of 'where'",
+                   "a condition and two numbers",
+                   describe(*c) + ", " + describe(*a) + " and " + describe(*b));
+      return std::nullopt;
+    }
+    auto ab = combine(*a, *b, call.loc, "'where'");
+    auto out = ab ? combine(*c, *ab, call.loc, "'where'") : std::nullopt;
+    if (!out)
+      return std::nullopt;
+    out->bound = ab->bound;
+    out->e.kind = ir::Elementwise::Kind::Where;
+    out->e.operands.push_back(std::move(c->e));
+    out->e.operands.push_back(std::move(a->e));
+    out->e.operands.push_back(std::move(b->e));
+    return out;
+  }
+  if (f == "row" || f == "col") {
+    if (!wantArity(1, "one grid index"))
+      return std::nullopt;
+    const Expr &arg = *call.operands[0];
+    const ir::IterVar *var = arg.kind == Expr::Kind::Name ? findIterVar(arg.text) : nullptr;
+    if (!var) {
+      diags.report(
+          DiagID::err_sema_value_kind, arg.loc, "the argument of '" + f.str() + "'", "a grid index",
+          arg.kind == Expr::Kind::Name ? "'" + arg.text + "'" : std::string("an expression"));
+      return std::nullopt;
+    }
+    Typed t;
+    t.e.kind = f == "row" ? ir::Elementwise::Kind::RowIndex : ir::Elementwise::Kind::ColIndex;
+    t.e.var = var->name;
+    t.e.step = var->step;
+    if (f == "row") {
+      t.hasRows = true;
+      t.rows = var->step;
+    } else {
+      t.hasCols = true;
+      t.cols = var->step;
+    }
+    return t;
+  }
+  if (f == "rowmax" || f == "rowsum") {
+    if (!wantArity(1, "one tile"))
+      return std::nullopt;
+    auto x = lowerValue(*call.operands[0], ops);
+    if (!x)
+      return std::nullopt;
+    if (!x->hasRows || !x->hasCols || x->boolean) {
+      diags.report(DiagID::err_sema_value_kind, call.operands[0]->loc,
+                   "the argument of '" + f.str() + "'", "a tile", describe(*x));
+      return std::nullopt;
+    }
+    Typed result;
+    result.hasRows = true;
+    result.rows = x->rows;
+    unsigned dst = newTemporary(result, call.loc);
+    ir::ProgramOp op;
+    op.kind = ir::ProgramOp::Kind::RowReduce;
+    op.dst = dst;
+    op.reduce = f == "rowmax" ? ir::Reduce::Max : ir::Reduce::Sum;
+    op.cols = x->cols;
+    op.reduceBound = x->bound;
+    op.expr = std::move(x->e);
+    op.loc = call.loc;
+    ops.push_back(std::move(op));
+    return typedValue(dst);
+  }
+  diags.report(DiagID::err_sema_unknown_function, call.loc, f.str(), "'" + currentBody + "'",
+               "exp2, exp, log2, log, sqrt, rcp, tanh, abs, gelu, max, min, where, row, col, "
+               "rowmax, rowsum");
+  return std::nullopt;
+}
+
+std::optional<ir::ColumnBound> Lowering::stageTileBound(unsigned tile, int dim) const {
+  for (const ir::Load &load : kernel.loads) {
+    if (load.tile != tile)
+      continue;
+    const ir::Global &g = kernel.globals[load.global];
+    size_t d = g.dims.size() - 2 + dim;
+    const ir::StageTile &t = kernel.stageTiles[tile];
+    int64_t span = dim == 0 ? t.rows : t.cols;
+    const ir::Coord &c = load.coords[d];
+    if (g.dims[d].constant && c.var.empty() && *g.dims[d].constant >= span)
+      return std::nullopt;
+    if (c.expr)
+      return std::nullopt;
+    return ir::ColumnBound{g.dims[d], c.var, span};
+  }
+  return std::nullopt;
+}
+
+std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir::ProgramOp> &ops,
+                                            std::optional<unsigned> into, bool accumulate) {
+  const Expr &lhs = *product.operands[0];
+  const Expr &rhs = *product.operands[1];
+  ir::ProgramOp op;
+  op.kind = ir::ProgramOp::Kind::Mma;
+  op.accumulate = accumulate;
+  op.loc = product.loc;
+  const int64_t blockRows = 64 * kernel.consumerWarpgroups;
+
+  // Right operand: shared memory.
+  if (!isSharedTile(rhs)) {
+    std::string found = rhs.kind == Expr::Kind::Name ? "'" + rhs.text + "'" : "this operand";
+    diags.report(DiagID::err_sema_not_shared_operand, rhs.loc, found);
+    return std::nullopt;
+  }
+  const Expr &rhsBase = rhs.kind == Expr::Kind::Member ? *rhs.operands[0] : rhs;
+  op.b.transposed = rhs.kind == Expr::Kind::Member;
+  int64_t bRows = 0, bCols = 0;
+  std::optional<ir::ColumnBound> resultBound, contractionBound;
+  if (auto it = tileIndex.find(rhsBase.text); it != tileIndex.end()) {
+    op.b.where = ir::MmaOperand::Where::Stage;
+    op.b.index = it->second;
+    const ir::StageTile &t = kernel.stageTiles[it->second];
+    bRows = op.b.transposed ? t.cols : t.rows;
+    bCols = op.b.transposed ? t.rows : t.cols;
+    resultBound = stageTileBound(it->second, op.b.transposed ? 0 : 1);
+    contractionBound = stageTileBound(it->second, op.b.transposed ? 1 : 0);
+  } else {
+    op.b.where = ir::MmaOperand::Where::Warpgroup;
+    op.b.index = warpgroupTileIndex.lookup(rhsBase.text);
+    const ir::WarpgroupTile &t = kernel.warpgroupTiles[op.b.index];
+    bRows = op.b.transposed ? t.cols : t.rows;
+    bCols = op.b.transposed ? t.rows : t.cols;
+  }
+
+  // Left operand: shared (a stage tile split over the warpgroups, or a
+  // per-warpgroup tile) or registers.
+  int64_t aRows = 0, aCols = 0;
+  std::optional<ir::ColumnBound> aBound;
+  if (isSharedTile(lhs)) {
+    if (lhs.kind == Expr::Kind::Member) {
+      diags.report(DiagID::err_sema_unsupported, lhs.loc, "a transposed left operand",
+                   "load the tile in the layout you multiply");
+      return std::nullopt;
+    }
+    if (auto it = tileIndex.find(lhs.text); it != tileIndex.end()) {
+      op.a.where = ir::MmaOperand::Where::Stage;
+      op.a.index = it->second;
+      const ir::StageTile &t = kernel.stageTiles[it->second];
+      aRows = t.rows;
+      aCols = t.cols;
+    } else {
+      op.a.where = ir::MmaOperand::Where::Warpgroup;
+      op.a.index = warpgroupTileIndex.lookup(lhs.text);
+      const ir::WarpgroupTile &t = kernel.warpgroupTiles[op.a.index];
+      aRows = t.rows * kernel.consumerWarpgroups;
+      aCols = t.cols;
+    }
+  } else {
+    auto a = lowerValue(lhs, ops);
+    if (!a)
+      return std::nullopt;
+    if (!a->hasRows || !a->hasCols || a->boolean) {
+      diags.report(DiagID::err_sema_value_kind, lhs.loc, "the left operand of '@'", "a tile",
+                   describe(*a));
+      return std::nullopt;
+    }
+    unsigned index = 0;
+    if (a->e.kind == ir::Elementwise::Kind::Value) {
+      index = a->e.value;
+    } else {
+      index = newTemporary(*a, lhs.loc);
+      ir::ProgramOp assign;
+      assign.kind = ir::ProgramOp::Kind::Assign;
+      assign.dst = index;
+      assign.expr = std::move(a->e);
+      assign.loc = lhs.loc;
+      ops.push_back(std::move(assign));
+    }
+    op.a.where = ir::MmaOperand::Where::Register;
+    op.a.index = index;
+    aRows = a->rows;
+    aCols = a->cols;
+    aBound = a->bound;
+  }
+  if (aCols != bRows) {
+    diags.report(DiagID::err_sema_shape, product.loc, "the matrix product", shapeText(aRows, aCols),
+                 shapeText(bRows, bCols));
+    return std::nullopt;
+  }
+  if (aRows != blockRows) {
+    diags.report(DiagID::err_sema_shape, lhs.loc, "the left operand of '@'",
+                 fmt::format("{} rows", aRows),
+                 fmt::format("{} rows of the consumer ({} warpgroups of 64)", blockRows,
+                             kernel.consumerWarpgroups));
+    return std::nullopt;
+  }
+  if (bCols % 16 != 0 || bCols > 256) {
+    diags.report(DiagID::err_sema_product_width, rhs.loc, rhsBase.text, bCols);
+    return std::nullopt;
+  }
+  if (aCols % 16 != 0) {
+    diags.report(DiagID::err_sema_shape, product.loc, "the matrix product",
+                 fmt::format("a contraction of {} elements", aCols), "a multiple of 16");
+    return std::nullopt;
+  }
+  if (aBound && !(contractionBound && *contractionBound == *aBound)) {
+    diags.report(DiagID::err_sema_contraction_bound, lhs.loc, aBound->extent.str(), rhsBase.text);
+    return std::nullopt;
+  }
+  if (!arch.hasWgmma) {
+    diags.report(DiagID::err_arch_lacks_op, product.loc, "a matrix product", "wgmma",
+                 arch.name.str(), archListWith([](const ArchInfo &a) { return a.hasWgmma; }));
+    return std::nullopt;
+  }
+  Typed result;
+  result.hasRows = result.hasCols = true;
+  result.rows = aRows;
+  result.cols = bCols;
+  result.bound = resultBound;
+  if (into) {
+    const ir::RegValue &dst = program.values[*into];
+    if (dst.shape != ir::RegValue::Shape::Tile || dst.rows != aRows || dst.cols != bCols) {
+      diags.report(DiagID::err_sema_shape, product.loc, "the assignment",
+                   "'" + dst.name + "' " + describe(dst), "the product " + describe(result));
+      return std::nullopt;
+    }
+    op.dst = *into;
+    program.values[*into].bound = resultBound;
+  } else {
+    op.dst = newTemporary(result, product.loc);
+  }
+  unsigned dst = op.dst;
+  ops.push_back(std::move(op));
+  return typedValue(dst);
+}
+
+} // namespace tkc::lower
