@@ -105,6 +105,9 @@ bool planKernel(ir::Kernel &kernel, const spec::KernelSpec &spec, const Instance
       diags.report(DiagID::note_loop_tail, at.loc, kernel.loop.name, at.step);
       return false;
     }
+    // The tail's compute runs in this kernel's struct: its warpgroup tiles are this
+    // kernel's copies, however many the tail's narrower stages would have left room for.
+    tail->plan.setupBuffers = kernel.plan.setupBuffers;
     ir::attachLoopTail(kernel, std::move(*tail));
     return true;
   });
