@@ -16,10 +16,16 @@ fuzz_seconds=${TKC_FUZZ_SECONDS:-60}
 scripts/install-deps.sh
 scripts/check-format.sh
 
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
 echo "== 1/3 build and test (g++)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTKC_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
-(cd build && ctest --output-on-failure -j "$jobs")
+# lit's own counts (passed, unsupported, failed) are kept for the summary.
+(cd build && ctest --output-on-failure -V -j "$jobs") > "$logs/gcc.log" 2>&1 ||
+  { cat "$logs/gcc.log"; exit 1; }
+grep -E "^[0-9]+/[0-9]+ Test|tests passed" "$logs/gcc.log" | tail -n 3
 echo "== 1/3 integration: Python package, CMake package and examples/cmake-consumer"
 scripts/check-integration.sh build
 
@@ -28,7 +34,9 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=
   -DTKC_WERROR=ON -DTKC_ENABLE_SANITIZERS=ON -DTKC_ENABLE_FUZZER=ON \
   -DTKC_ENABLE_NVCC_TESTS=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
-(cd build-asan && ctest --output-on-failure -j "$jobs")
+(cd build-asan && ctest --output-on-failure -V -j "$jobs") > "$logs/asan.log" 2>&1 ||
+  { cat "$logs/asan.log"; exit 1; }
+grep -E "^[0-9]+/[0-9]+ Test|tests passed" "$logs/asan.log" | tail -n 3
 
 echo "== 3/3 fuzz the front end for ${fuzz_seconds}s"
 corpus=build-asan/fuzz-corpus
@@ -39,4 +47,8 @@ build-asan/bin/tkc-spec-fuzzer -max_total_time="$fuzz_seconds" -timeout=10 -rss_
 echo "fuzzer: no crash, hang or sanitizer report in ${fuzz_seconds}s"
 
 echo "== summary"
-(cd build && ctest -j "$jobs" 2>&1 | tail -n 3)
+for build in gcc asan; do
+  echo "-- lit ($build): $(grep -E '^[0-9]+: +(Passed|Unsupported|Failed|Expectedly Failed) *:' "$logs/$build.log" |
+    sed -E 's/^[0-9]+: +//; s/ +: +/ /' | paste -sd, | sed 's/,/, /g')"
+done
+grep -E "tests passed, [0-9]+ tests failed out of" "$logs/gcc.log" | tail -n 1

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/dsl/SourceManager.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include "tkc/dsl/Diagnostics.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -18,14 +20,50 @@ unsigned SourceManager::addBuffer(llvm::StringRef contents, llvm::StringRef name
   return mgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
 }
 
-std::optional<unsigned> SourceManager::addFile(llvm::StringRef path, std::string &error) {
-  auto bufferOrErr =
-      llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
-  if (std::error_code ec = bufferOrErr.getError()) {
+std::optional<unsigned> SourceManager::addFile(llvm::StringRef path, std::string &error,
+                                               uint64_t maxBytes, bool *tooLarge) {
+  if (tooLarge)
+    *tooLarge = false;
+  llvm::sys::fs::file_t file = llvm::sys::fs::getStdinHandle();
+  if (path != "-") {
+    llvm::Expected<llvm::sys::fs::file_t> opened = llvm::sys::fs::openNativeFileForRead(path);
+    if (!opened) {
+      error = describeError(llvm::errorToErrorCode(opened.takeError()));
+      return std::nullopt;
+    }
+    file = *opened;
+  }
+  // Read in chunks, never more than one byte past the limit.
+  std::string text;
+  std::error_code ec;
+  constexpr size_t kChunk = 1 << 16;
+  while (text.size() <= maxBytes) {
+    size_t at = text.size();
+    text.resize(at + kChunk);
+    llvm::Expected<size_t> got =
+        llvm::sys::fs::readNativeFile(file, llvm::MutableArrayRef<char>(text.data() + at, kChunk));
+    if (!got) {
+      ec = llvm::errorToErrorCode(got.takeError());
+      text.resize(at);
+      break;
+    }
+    text.resize(at + *got);
+    if (*got == 0)
+      break;
+  }
+  if (path != "-")
+    llvm::sys::fs::closeFile(file);
+  if (ec) {
     error = describeError(ec);
     return std::nullopt;
   }
-  return mgr.AddNewSourceBuffer(std::move(*bufferOrErr), llvm::SMLoc());
+  if (text.size() > maxBytes) {
+    if (tooLarge)
+      *tooLarge = true;
+    error = "larger than the limit";
+    return std::nullopt;
+  }
+  return addBuffer(text, path == "-" ? "<stdin>" : path);
 }
 
 llvm::StringRef SourceManager::getBufferName(unsigned bufferId) const {

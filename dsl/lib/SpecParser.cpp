@@ -82,6 +82,15 @@ private:
   llvm::StringMap<const yaml::Entry *> found;
 };
 
+/// A name's length over the limit: reported at `loc`.
+bool tooLong(llvm::StringRef text, SourceLoc loc, DiagnosticEngine &diags) {
+  if (text.size() <= stmt::kMaxNameLength)
+    return false;
+  diags.report(DiagID::err_name_too_long, loc, text.substr(0, 24).str(), text.size(),
+               stmt::kMaxNameLength);
+  return true;
+}
+
 bool isIdentifier(llvm::StringRef text) {
   if (text.empty() || !(llvm::isAlpha(text[0]) || text[0] == '_'))
     return false;
@@ -199,6 +208,8 @@ private:
     auto text = parseScalarText(node, what);
     if (!text)
       return std::nullopt;
+    if (tooLong(text->value, node.loc, diags))
+      return std::nullopt;
     if (!isIdentifier(text->value)) {
       diags.report(DiagID::err_invalid_name, node.loc, text->value);
       return std::nullopt;
@@ -208,6 +219,8 @@ private:
 
   /// A mapping key used as a declared name (a global, tile, param, ...).
   std::optional<Located<std::string>> checkDeclName(const yaml::Entry &entry) {
+    if (tooLong(entry.key, entry.keyLoc, diags))
+      return std::nullopt;
     if (!isIdentifier(entry.key)) {
       diags.report(DiagID::err_invalid_name, entry.keyLoc, entry.key);
       return std::nullopt;
@@ -415,6 +428,8 @@ private:
       value.floatValue = number;
       return value;
     }
+    if (tooLong(text, node.loc, diags))
+      return std::nullopt;
     if (!isIdentifier(text)) {
       diags.report(DiagID::err_invalid_name, node.loc, node.value);
       return std::nullopt;

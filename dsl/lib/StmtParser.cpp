@@ -333,6 +333,20 @@ private:
     node->loc = loc;
     node->operands.push_back(std::move(lhs));
     node->operands.push_back(std::move(rhs));
+    return bounded(std::move(node));
+  }
+
+  /// `node` with its depth set from its operands; an expression deeper than
+  /// kMaxDepth (a chain of thousands of operators) is an error at `node`.
+  std::unique_ptr<Expr> bounded(std::unique_ptr<Expr> node) {
+    unsigned deepest = 0;
+    for (const auto &operand : node->operands)
+      deepest = std::max(deepest, operand->depth);
+    node->depth = deepest + 1;
+    if (node->depth > kMaxDepth) {
+      diags.report(DiagID::err_stmt_too_deep, node->loc, kMaxDepth, context);
+      throw SyntaxError{};
+    }
     return node;
   }
 
@@ -381,7 +395,7 @@ private:
     node->loc = opToken.loc;
     node->operands.push_back((this->*self)());
     --nesting;
-    return node;
+    return bounded(std::move(node));
   }
 
   std::unique_ptr<Expr> parsePostfix() {
@@ -402,6 +416,7 @@ private:
           }
         }
         expect(")");
+        base = bounded(std::move(base));
       } else if (isPunct("[")) {
         auto node = std::make_unique<Expr>();
         node->kind = Expr::Kind::Index;
@@ -414,7 +429,7 @@ private:
           node->operands.push_back(parseIndex());
         }
         expect("]");
-        base = std::move(node);
+        base = bounded(std::move(node));
       } else if (isPunct(".")) {
         ++index;
         if (peek().kind != Token::Kind::Name)
@@ -425,7 +440,7 @@ private:
         node->loc = peek().loc;
         node->operands.push_back(std::move(base));
         ++index;
-        base = std::move(node);
+        base = bounded(std::move(node));
       } else {
         return base;
       }
@@ -449,6 +464,11 @@ private:
     std::unique_ptr<Expr> result;
     bool keyword = peek().kind == Token::Kind::Name &&
                    llvm::is_contained(llvm::ArrayRef<llvm::StringRef>(kKeywords), peek().text);
+    if (peek().kind == Token::Kind::Name && peek().text.size() > stmt::kMaxNameLength) {
+      diags.report(DiagID::err_name_too_long, peek().loc, peek().text.substr(0, 24),
+                   peek().text.size(), stmt::kMaxNameLength);
+      throw SyntaxError{};
+    }
     if (!keyword && (peek().kind == Token::Kind::Name || peek().kind == Token::Kind::Number)) {
       result = std::make_unique<Expr>();
       result->kind = peek().kind == Token::Kind::Name ? Expr::Kind::Name : Expr::Kind::Number;
@@ -469,6 +489,9 @@ private:
   /// Bounds recursion on inputs such as "((((...": far above what a
   /// statement needs, far below what the stack allows.
   static constexpr unsigned kMaxNesting = 256;
+  /// Bounds an expression's depth, however it is built (a chain of operators
+  /// nests as deep as it is long): the same margin for every later recursion.
+  static constexpr unsigned kMaxDepth = 256;
 
   std::vector<Token> tokens;
   std::string context;

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/Emit/Format.h"
 
+#include <algorithm>
+
 #include "clang/Format/Format.h"
 #include "clang/Tooling/Core/Replacement.h"
 
@@ -43,6 +45,19 @@ llvm::Expected<std::string> formatCuda(llvm::StringRef code, llvm::StringRef fil
                                    "cannot format '%s': malformed code at line %u",
                                    fileName.str().c_str(), status.Line);
   return clang::tooling::applyAllReplacements(code, replacements);
+}
+
+unsigned deepestParentheses(llvm::StringRef code) {
+  unsigned deepest = 0, depth = 0;
+  for (char c : code) {
+    if (c == '(')
+      deepest = std::max(deepest, ++depth);
+    else if (c == ')' && depth > 0)
+      --depth;
+    else if (c == '\n')
+      depth = 0;
+  }
+  return deepest;
 }
 
 } // namespace tkc

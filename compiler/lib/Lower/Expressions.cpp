@@ -473,6 +473,15 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
   op.loc = product.loc;
   const int64_t blockRows = 64 * kernel.consumerWarpgroups;
 
+  // Stage tiles exist only while a stage is computed on.
+  for (const Expr *side : {&lhs, &rhs}) {
+    const Expr &base = side->kind == Expr::Kind::Member ? *side->operands[0] : *side;
+    if (currentBody != "compute" && base.kind == Expr::Kind::Name && tileIndex.count(base.text)) {
+      diags.report(DiagID::err_sema_stage_tile_body, base.loc, base.text, currentBody);
+      return std::nullopt;
+    }
+  }
+
   // Right operand: shared memory.
   if (!isSharedTile(rhs)) {
     std::string found = rhs.kind == Expr::Kind::Name ? "'" + rhs.text + "'" : "this operand";

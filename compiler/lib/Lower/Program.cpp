@@ -126,6 +126,14 @@ void Lowering::lowerLoads() {
       continue;
     }
     const ir::StageTile &t = kernel.stageTiles[tile->second];
+    // A stage holds one copy of each tile: a second load would declare it twice.
+    if (auto first =
+            llvm::find_if(kernel.loads, [&](const ir::Load &l) { return l.tile == tile->second; });
+        first != kernel.loads.end()) {
+      diags.report(DiagID::err_sema_load_twice, statement->loc, t.name);
+      diags.report(DiagID::note_loaded_here, first->loc, t.name);
+      continue;
+    }
     auto access = lowerAccess(*statement->value, {t.rows, t.cols}, what, "tile '" + t.name + "'");
     if (!access)
       continue;

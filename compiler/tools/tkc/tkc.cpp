@@ -32,9 +32,9 @@
 #include "llvm/Support/MD5.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <csignal>
 #include <string>
 
 namespace cl = llvm::cl;
@@ -133,6 +133,126 @@ void printDiagTable(llvm::raw_ostream &os) {
   }
 }
 
+/// The header --emit=cuda writes beside `-o OUT` when --header is not given
+/// (OUT with .cu replaced by .h); empty for standard output or other kinds.
+std::string defaultHeaderPath() {
+  if (emitKind != EmitKind::CUDA || !headerPath.empty() || outputPath == "-")
+    return headerPath;
+  llvm::StringRef out = outputPath;
+  return (out.endswith(".cu") ? out.drop_back(3) : out).str() + ".h";
+}
+
+/// `path` made absolute with its directory's links resolved (the file itself
+/// need not exist), so that two spellings of one file compare equal.
+std::string canonicalPath(llvm::StringRef path) {
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(path, real))
+    return std::string(real);
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  if (llvm::sys::fs::real_path(dir, real))
+    return path.str();
+  llvm::sys::path::append(real, llvm::sys::path::filename(path));
+  return std::string(real);
+}
+
+/// Whether paths `a` and `b` name one file (a link to it, another spelling).
+bool sameFile(llvm::StringRef a, llvm::StringRef b) {
+  bool equivalent = false;
+  if (!llvm::sys::fs::equivalent(a, b, equivalent) && equivalent)
+    return true;
+  return canonicalPath(a) == canonicalPath(b);
+}
+
+/// Refuses, before anything is read or written, an output that would
+/// overwrite the spec or the other output.
+bool checkOutputs(tkc::DiagnosticEngine &diags) {
+  std::vector<std::pair<const char *, std::string>> outputs;
+  if (outputPath != "-")
+    outputs.emplace_back("-o", outputPath.getValue());
+  std::string header = defaultHeaderPath();
+  if (!header.empty())
+    outputs.emplace_back("--header", header);
+  for (const auto &[flag, path] : outputs)
+    if (inputPath != "-" && sameFile(path, inputPath)) {
+      diags.report(tkc::DiagID::err_output_is_input, tkc::SourceLoc(), flag, path,
+                   inputPath.getValue());
+      return false;
+    }
+  if (outputs.size() == 2 && sameFile(outputs[0].second, outputs[1].second)) {
+    diags.report(tkc::DiagID::err_outputs_collide, tkc::SourceLoc(), outputs[1].second);
+    return false;
+  }
+  return true;
+}
+
+/// Writes every output, each to a temporary beside it renamed into place once
+/// all are written, so that an error or a kill leaves the previous files as
+/// they were; standard output is written last, and a closed one is an error.
+bool writeOutputs(const std::vector<std::pair<std::string, std::string *>> &outputs,
+                  tkc::DiagnosticEngine &diags) {
+  std::vector<std::pair<std::string, std::string>> written; // temporary, final
+  auto discard = [&] {
+    for (const auto &[temporary, final] : written)
+      llvm::sys::fs::remove(temporary);
+  };
+  const std::string *toStdout = nullptr;
+  for (const auto &[path, contents] : outputs) {
+    if (path == "-") {
+      toStdout = contents;
+      continue;
+    }
+    llvm::SmallString<256> model(path);
+    model += ".tmp-%%%%%%";
+    int fd = -1;
+    llvm::SmallString<256> temporary;
+    std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temporary);
+    if (ec) {
+      diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), path,
+                   tkc::describeError(ec));
+      discard();
+      return false;
+    }
+    written.emplace_back(std::string(temporary), path);
+    {
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      os << *contents;
+      os.close();
+      if (os.has_error()) {
+        diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), path,
+                     tkc::describeError(os.error()));
+        os.clear_error();
+        discard();
+        return false;
+      }
+    }
+  }
+  for (size_t i = 0; i < written.size(); ++i) {
+    const auto &[temporary, final] = written[i];
+    if (std::error_code ec = llvm::sys::fs::rename(temporary, final)) {
+      diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), final,
+                   tkc::describeError(ec));
+      for (size_t j = i; j < written.size(); ++j)
+        llvm::sys::fs::remove(written[j].first);
+      return false;
+    }
+  }
+  if (toStdout) {
+    llvm::raw_fd_ostream &out = llvm::outs();
+    out << *toStdout;
+    out.flush();
+    if (out.has_error()) {
+      diags.report(tkc::DiagID::err_cannot_write_stdout, tkc::SourceLoc(),
+                   tkc::describeError(out.error()));
+      out.clear_error();
+      return false;
+    }
+  }
+  return true;
+}
+
 int runCompiler() {
   tkc::SourceManager sourceMgr;
   tkc::DiagnosticEngine diags(sourceMgr, llvm::errs(), errorLimit);
@@ -173,16 +293,21 @@ int runCompiler() {
     return kExitInputError;
   }
   std::string error;
-  std::optional<unsigned> bufferId = sourceMgr.addFile(inputPath, error);
+  bool tooLarge = false;
+  std::optional<unsigned> bufferId =
+      sourceMgr.addFile(inputPath, error, tkc::SourceManager::kMaxFileBytes, &tooLarge);
+  if (tooLarge) {
+    // A stream (standard input, a pipe, a device) read up to one byte past the limit.
+    diags.report(tkc::DiagID::err_file_too_large_stream, tkc::SourceLoc(), inputPath.getValue(),
+                 tkc::SourceManager::kMaxFileBytes);
+    return kExitInputError;
+  }
   if (!bufferId) {
     diags.report(tkc::DiagID::err_cannot_open_file, tkc::SourceLoc(), inputPath.getValue(), error);
     return kExitInputError;
   }
-  if (sourceMgr.getBufferText(*bufferId).size() > tkc::SourceManager::kMaxFileBytes) {
-    diags.report(tkc::DiagID::err_file_too_large, tkc::SourceLoc(), inputPath.getValue(),
-                 sourceMgr.getBufferText(*bufferId).size(), tkc::SourceManager::kMaxFileBytes);
+  if (!checkOutputs(diags))
     return kExitInputError;
-  }
 
   std::optional<tkc::spec::KernelSpec> spec = tkc::parseSpec(*bufferId, diags);
   if (!spec)
@@ -227,10 +352,7 @@ int runCompiler() {
       tkc::emitManifest(kernels, {llvm::sys::path::filename(spec->fileName).str(), TKC_VERSION},
                         os);
     } else {
-      if (header_out.empty() && outputPath != "-") {
-        llvm::StringRef out = outputPath;
-        header_out = (out.endswith(".cu") ? out.drop_back(3) : out).str() + ".h";
-      }
+      header_out = defaultHeaderPath();
       tkc::EmitOptions emitOptions;
       emitOptions.headerName =
           header_out.empty() ? "" : llvm::sys::path::filename(header_out).str();
@@ -238,7 +360,13 @@ int runCompiler() {
       emitOptions.version = TKC_VERSION;
       tkc::EmittedFiles files;
       tkc::emitCuda(kernels, emitOptions, files);
-      if (!noFormat) {
+      // libFormat takes seconds on a line nested deep in parentheses (a long
+      // chain of operators): such code is left as the emitter indented it.
+      const unsigned nesting = tkc::deepestParentheses(files.source);
+      if (!noFormat && nesting > tkc::kMaxFormattedNesting)
+        diags.report(tkc::DiagID::warn_left_unformatted, tkc::SourceLoc(), nesting,
+                     tkc::kMaxFormattedNesting);
+      if (!noFormat && nesting <= tkc::kMaxFormattedNesting) {
         for (auto [textPtr, name] :
              {std::pair{&files.source, "generated.cu"}, std::pair{&files.header, "generated.h"}}) {
           llvm::Expected<std::string> formatted = tkc::formatCuda(*textPtr, name);
@@ -259,28 +387,7 @@ int runCompiler() {
   std::vector<std::pair<std::string, std::string *>> outputs{{outputPath, &text}};
   if (!header_out.empty() && emitKind == EmitKind::CUDA)
     outputs.emplace_back(header_out, &header);
-  std::vector<std::unique_ptr<llvm::ToolOutputFile>> files;
-  for (auto &[path, contents] : outputs) {
-    std::error_code ec;
-    auto file = std::make_unique<llvm::ToolOutputFile>(path, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), path,
-                   tkc::describeError(ec));
-      return kExitInputError;
-    }
-    file->os() << *contents;
-    file->os().flush();
-    if (file->os().has_error()) {
-      diags.report(tkc::DiagID::err_cannot_write_file, tkc::SourceLoc(), path,
-                   tkc::describeError(file->os().error()));
-      file->os().clear_error();
-      return kExitInputError;
-    }
-    files.push_back(std::move(file));
-  }
-  for (auto &file : files)
-    file->keep();
-  return kExitSuccess;
+  return writeOutputs(outputs, diags) ? kExitSuccess : kExitInputError;
 }
 
 /// MD5 of this executable's bytes, so that `--version` tells builds apart even
@@ -307,6 +414,10 @@ std::string buildId(const char *argv0) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // A closed standard output or a file-size limit is the user's, not a crash: the write
+  // fails with EPIPE or EFBIG and is reported (no stack dump, no silent exit).
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
   cl::HideUnrelatedOptions(tkcCategory);
   static const char *argv0 = argv[0];
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {

@@ -28,4 +28,10 @@ namespace tkc {
 /// without complaint.
 llvm::Expected<std::string> formatCuda(llvm::StringRef code, llvm::StringRef fileName);
 
+/// The deepest nesting of parentheses on any line of `code`. libFormat's time
+/// grows steeply with it (a line nested 9 deep takes about a second, 13 deep
+/// four): callers leave code nested deeper than kMaxFormattedNesting unformatted.
+unsigned deepestParentheses(llvm::StringRef code);
+inline constexpr unsigned kMaxFormattedNesting = 8;
+
 } // namespace tkc

@@ -41,9 +41,13 @@ public:
   /// Adds `contents` as a buffer named `name` and returns its id (never 0).
   unsigned addBuffer(llvm::StringRef contents, llvm::StringRef name);
 
-  /// Reads `path` into a new buffer. On failure returns std::nullopt and sets
-  /// `error` to a lowercase description (e.g. "no such file or directory").
-  std::optional<unsigned> addFile(llvm::StringRef path, std::string &error);
+  /// Reads `path` ("-": standard input) into a new buffer, reading at most
+  /// `maxBytes` + 1 bytes whatever the file is (a pipe, /dev/zero): a longer
+  /// input sets `tooLarge` instead of being buffered whole. On failure returns
+  /// std::nullopt and sets `error` to a lowercase description (e.g. "no such
+  /// file or directory").
+  std::optional<unsigned> addFile(llvm::StringRef path, std::string &error,
+                                  uint64_t maxBytes = kMaxFileBytes, bool *tooLarge = nullptr);
 
   llvm::StringRef getBufferName(unsigned bufferId) const;
   llvm::StringRef getBufferText(unsigned bufferId) const;

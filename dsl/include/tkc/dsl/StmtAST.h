@@ -26,6 +26,11 @@
 
 namespace tkc::stmt {
 
+/// Longest name a spec may use (declared or in a statement): far more than a
+/// kernel needs, and short enough that every name costs little to compare,
+/// suggest and print.
+inline constexpr size_t kMaxNameLength = 128;
+
 struct Expr {
   enum class Kind {
     Name,     ///< `acc`; text is the name
@@ -45,6 +50,10 @@ struct Expr {
   std::string text;
   std::vector<std::unique_ptr<Expr>> operands;
   SourceLoc loc;
+  /// Levels of expressions from this one down to its deepest leaf (1 for a
+  /// leaf). The parser bounds it, so that every recursion over an expression,
+  /// in the parser and after it, is bounded too.
+  unsigned depth = 1;
 };
 
 struct Stmt {
