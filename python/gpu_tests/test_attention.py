@@ -342,6 +342,14 @@ def check_outputs_and_errors(results, module, gen):
     # The spec's check (scale > 0), which lets the compiler scale row maxima once per row.
     refused(tkc.LaunchError, r"scale must be > 0, got -0\.1", Q, K, V, scale=-0.1)
     refused(tkc.LaunchError, r"scale must be > 0, got 0\.0", Q, K, V, scale=0.0)
+    # N = 0 empties both outputs: success without a launch.
+    try:
+        O0, L0 = kernel(Q[:, :, :0], K[:, :, :0], V[:, :, :0])
+        results.report(tuple(O0.shape) == (B, H, 0, D) and tuple(L0.shape) == (B, H, 0),
+                       "%s: N = 0 gives empty O %s and L %s" % (kernel.name, list(O0.shape),
+                                                                 list(L0.shape)))
+    except Exception as e:
+        results.report(False, "%s: N = 0 raised %s: %s" % (kernel.name, type(e).__name__, e))
 
 
 def expect_refused(results, kernel, exc, pattern, *args, **kwargs):

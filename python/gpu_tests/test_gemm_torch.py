@@ -1,7 +1,10 @@
 """tkc.load on a real H100: every GEMM instantiation against an fp32 PyTorch
 reference on fresh random inputs with poisoned outputs, the argument checks on
-real tensors, the current stream, a ragged shape captured in a CUDA graph and
-replayed, and a second load that hits the cache.
+real tensors, the current stream and stream=, a ragged shape captured in a CUDA
+graph and replayed, a second load that hits the cache, and what the launchers
+refuse or do without launching: tensors that require grad, empty problems and
+K = 0, an output overlapping an input, host memory, memory or a stream of
+another GPU (with two), and memory of PyTorch's expandable segments accepted.
 
 Run by scripts/device-python.sh (needs torch, nvcc and an sm_90 GPU)."""
 import os
@@ -10,6 +13,7 @@ import sys
 import time
 import unittest
 from pathlib import Path
+from unittest import mock
 
 import torch
 
@@ -136,6 +140,140 @@ class GemmOnGpu(unittest.TestCase):
             graph.replay()
             torch.cuda.synchronize()
             self.check_close("ragged shape, graph replay %d" % r, C, ref)
+
+    def test_requires_grad_is_refused_unless_under_no_grad(self):
+        gen = torch.Generator(device="cuda").manual_seed(5)
+        kernel = self.module.gemm_bias
+        args, ref = inputs(kernel, 256, 256, 128, gen)
+        A = args["A"].requires_grad_()
+        with self.assertRaisesRegex(RuntimeError, r"^gemm_bias: input 'A' requires grad, and "
+                                    r"tkc.load kernels have no backward yet; call them under "
+                                    r"torch.no_grad\(\) or pass tensors that do not require "
+                                    r"grad$"):
+            kernel(A, args["B"], args["bias"])
+        with torch.no_grad():
+            C = kernel(A, args["B"], args["bias"])
+        with torch.inference_mode():
+            C2 = kernel(A, args["B"], args["bias"])
+        torch.cuda.synchronize()
+        self.check_close("requires_grad under no_grad", C, ref)
+        self.check_close("requires_grad under inference_mode", C2, ref)
+
+    def test_empty_problems_succeed_without_a_launch_and_k_zero_is_refused(self):
+        kernel = self.module.gemm_bias
+        A = torch.randn(128, 64, device="cuda").bfloat16()
+        B = torch.randn(64, 256, device="cuda").bfloat16()
+        bias = torch.randn(256, device="cuda").bfloat16()
+        # M = 0 into a C that views a poisoned buffer: success, and the buffer untouched.
+        poison = torch.full((128 * 256,), float("nan"), dtype=torch.bfloat16, device="cuda")
+        C = poison[:0].view(0, 256)
+        self.assertIs(kernel(A[:0], B, bias, out=C), C)
+        self.assertEqual(tuple(kernel(A[:0], B, bias).shape), (0, 256))
+        # N = 0: B, bias and C have no elements.
+        self.assertEqual(tuple(kernel(A, B[:, :0], bias[:0]).shape), (128, 0))
+        torch.cuda.synchronize()
+        self.assertTrue(torch.isnan(poison).all().item(), "an empty problem wrote memory")
+        # K = 0 with a non-empty C: C = A·B would be zeros, which the kernel cannot produce.
+        with self.assertRaisesRegex(tkc.LaunchError, "^gemm_bias: K is 0: the loop over K has "
+                                    "no stage, and this kernel writes its output only from "
+                                    "stages; use a size of at least 1$"):
+            kernel(A[:, :0], B[:0], bias)
+
+    def test_output_overlapping_an_input_is_refused(self):
+        kernel = self.module.gemm_none
+        X = torch.randn(256, 256, device="cuda").bfloat16()
+        B = torch.randn(256, 256, device="cuda").bfloat16()
+        with self.assertRaisesRegex(tkc.LaunchError, "^gemm_none: output C overlaps input A$"):
+            kernel(X, B, out=X)
+        # C begins in A's last row: two views of one buffer.
+        buf = torch.zeros(2 * 256 * 256, dtype=torch.bfloat16, device="cuda")
+        A, C = buf[:256 * 256].view(256, 256), buf[256 * 255:256 * 511].view(256, 256)
+        with self.assertRaisesRegex(tkc.LaunchError, "^gemm_none: output C overlaps input A$"):
+            kernel(A, B, out=C)
+        with self.assertRaisesRegex(tkc.LaunchError, "^gemm_none: output C overlaps input B$"):
+            kernel(X, B, out=B)
+        torch.cuda.synchronize()
+        self.assertEqual(buf.abs().sum().item(), 0.0, "a refused launch wrote memory")
+
+    def test_host_memory_is_refused_by_the_launcher(self):
+        # The binding refuses CPU tensors itself; the raw launcher asks CUDA where they live.
+        kernel = self.module.gemm_none
+        A = torch.randn(128, 64).bfloat16()
+        B = torch.randn(64, 256, device="cuda").bfloat16()
+        C = torch.empty(128, 256, dtype=torch.bfloat16, device="cuda")
+        stream = torch.cuda.current_stream().cuda_stream
+        with self.assertRaisesRegex(tkc.LaunchError, "^gemm_none: A is host memory; pass a "
+                                    "device pointer$"):
+            kernel.launch([A.data_ptr(), B.data_ptr(), C.data_ptr()], [128, 256, 64], stream)
+        pinned = A.pin_memory()
+        with self.assertRaisesRegex(tkc.LaunchError, "^gemm_none: A is page-locked host memory; "
+                                    "pass a device pointer$"):
+            kernel.launch([pinned.data_ptr(), B.data_ptr(), C.data_ptr()], [128, 256, 64], stream)
+
+    def test_stream_argument_and_side_stream_allocation(self):
+        gen = torch.Generator(device="cuda").manual_seed(11)
+        kernel = self.module.kernel(transpose_b=False, epilogue="none")
+        args, ref = inputs(kernel, 512, 512, 256, gen)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        original = torch.Tensor.record_stream
+        recorded = []
+
+        def record_stream(tensor, stream):
+            recorded.append((tensor, stream))
+            return original(tensor, stream)
+
+        with mock.patch.object(torch.Tensor, "record_stream", record_stream):
+            # Allocated on the current stream, written on `side`: recorded on it.
+            C = kernel(**args, stream=side)
+            self.assertEqual(len(recorded), 1)
+            self.assertIs(recorded[0][0], C)
+            self.assertIs(recorded[0][1], side)
+            # A raw handle: recorded on a stream of that handle.
+            C2 = kernel(**args, stream=side.cuda_stream)
+            self.assertEqual(len(recorded), 2)
+            self.assertIs(recorded[1][0], C2)
+            self.assertEqual(recorded[1][1].cuda_stream, side.cuda_stream)
+            # Under `side` itself, or into an output the caller gave: nothing to record.
+            with torch.cuda.stream(side):
+                C3 = kernel(**args, stream=side)
+            kernel(**args, out=torch.empty_like(C), stream=side)
+            self.assertEqual(len(recorded), 2)
+        side.synchronize()
+        for name, got in (("stream=", C), ("stream= handle", C2), ("stream= current", C3)):
+            self.check_close(name, got, ref)
+        with self.assertRaisesRegex(TypeError, "^gemm_none: stream= must be a CUDA stream"):
+            kernel(**args, stream="side")
+
+    @unittest.skipUnless(torch.cuda.device_count() >= 2, "needs two GPUs")
+    def test_another_devices_stream_and_memory_are_refused(self):
+        kernel = self.module.gemm_none
+        A = torch.randn(128, 64, device="cuda:0").bfloat16()
+        B = torch.randn(64, 256, device="cuda:0").bfloat16()
+        with self.assertRaisesRegex(ValueError, "^gemm_none: stream= is a stream of cuda:1 but "
+                                    "the tensors are on cuda:0"):
+            kernel(A, B, stream=torch.cuda.Stream(device=1))
+        B1 = B.to("cuda:1")
+        C = torch.empty(128, 256, dtype=torch.bfloat16, device="cuda:0")
+        with torch.cuda.device(0):
+            with self.assertRaisesRegex(tkc.LaunchError, "^gemm_none: B lives on device 1, the "
+                                        "launch runs on device 0$"):
+                kernel.launch([A.data_ptr(), B1.data_ptr(), C.data_ptr()], [128, 256, 64],
+                              torch.cuda.current_stream(0).cuda_stream)
+
+    def test_expandable_segments_memory_is_device_memory(self):
+        # PyTorch maps these segments with the driver's virtual memory calls; the launcher must
+        # still see them as device memory of this GPU. In a new process, so that the allocator
+        # starts with the setting; the library comes from the cache.
+        code = ("import torch, tkc; k = tkc.load(%r).gemm_none; "
+                "A = torch.randn(384, 256, device='cuda').bfloat16(); "
+                "B = torch.randn(256, 512, device='cuda').bfloat16(); C = k(A, B); "
+                "ref = A.float() @ B.float(); torch.cuda.synchronize(); "
+                "print(((C.float() - ref).norm() / ref.norm()).item())" % str(GEMM))
+        env = dict(os.environ, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(float(r.stdout.split()[-1]), REL_FROBENIUS, r.stdout)
 
     def test_second_load_hits_the_cache(self):
         start = time.monotonic()

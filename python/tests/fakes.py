@@ -9,12 +9,14 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 class FakeTensor:
-    def __init__(self, shape, dtype="bf16", device=("cuda", 0), contiguous=True, ptr=0x1000):
+    def __init__(self, shape, dtype="bf16", device=("cuda", 0), contiguous=True, ptr=0x1000,
+                 requires_grad=False):
         self.shape = tuple(shape)
         self.dtype = dtype
         self.device = device
         self.contiguous = contiguous
         self.ptr = ptr
+        self.requires_grad = requires_grad
 
     def strides(self):
         out, step = [], 1
@@ -24,11 +26,24 @@ class FakeTensor:
         return tuple(out) if self.contiguous else tuple(reversed(out))
 
 
-class FakeBackend:
-    """The backend interface of tkc.binding over FakeTensor."""
+class FakeStream:
+    """A stream of one device, as torch.cuda.Stream has them."""
 
-    def __init__(self):
+    def __init__(self, handle, device=("cuda", 0)):
+        self.handle = handle
+        self.device = device
+
+
+class FakeBackend:
+    """The backend interface of tkc.binding over FakeTensor. `grad_enabled`
+    plays torch.is_grad_enabled(); `current` is the current stream's handle;
+    `recorded` logs record_stream calls as (tensor, stream)."""
+
+    def __init__(self, grad_enabled=True, current=0):
         self.allocated = []
+        self.grad_enabled = grad_enabled
+        self.current = current
+        self.recorded = []
 
     def is_tensor(self, x):
         return isinstance(x, FakeTensor)
@@ -54,6 +69,9 @@ class FakeBackend:
     def is_contiguous(self, t):
         return t.contiguous
 
+    def requires_grad(self, t):
+        return t.requires_grad and self.grad_enabled
+
     def empty(self, shape, dtype_name, device):
         t = FakeTensor(shape, dtype_name, device, ptr=0x9000 + 0x100 * len(self.allocated))
         self.allocated.append(t)
@@ -63,7 +81,17 @@ class FakeBackend:
         return t.ptr
 
     def current_stream(self, device):
-        return 0
+        return self.current
+
+    def stream_info(self, stream):
+        if isinstance(stream, FakeStream):
+            return stream.handle, stream.device
+        if isinstance(stream, int):
+            return stream, None
+        return None
+
+    def record_stream(self, t, stream, device):
+        self.recorded.append((t, stream))
 
     def device_guard(self, device):
         import contextlib

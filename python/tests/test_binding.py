@@ -8,7 +8,7 @@ from tkc.errors import LaunchError
 from tkc.manifest import parse_manifest
 from tkc.runtime import Kernel
 
-from .fakes import DATA, FakeBackend, FakeTensor
+from .fakes import DATA, FakeBackend, FakeStream, FakeTensor
 
 MANIFEST = parse_manifest((DATA / "gemm_bias_residual.json").read_text())
 BIAS = MANIFEST.by_name()["gemm_bias"]
@@ -124,6 +124,34 @@ class Bind(unittest.TestCase):
         self.assertRefused(ValueError, "gemm_bias: input 'A' is not contiguous (shape [128, 64], "
                            "strides [1, 64]); tkc kernels take row-major contiguous tensors: "
                            "pass .contiguous()", At, t["B"], t["bias"])
+
+    def test_requires_grad_is_refused_while_autograd_records(self):
+        t = gemm_inputs(A=FakeTensor((128, 64), ptr=0x1000, requires_grad=True))
+        self.assertRefused(RuntimeError, "gemm_bias: input 'A' requires grad, and tkc.load kernels "
+                           "have no backward yet; call them under torch.no_grad() or pass tensors "
+                           "that do not require grad", t["A"], t["B"], t["bias"])
+        C = FakeTensor((128, 256), ptr=0x4000, requires_grad=True)
+        t = gemm_inputs()
+        self.assertRefused(RuntimeError, "gemm_bias: output 'C' requires grad, and tkc.load "
+                           "kernels have no backward yet; call them under torch.no_grad() or pass "
+                           "tensors that do not require grad", t["A"], t["B"], t["bias"], out=C)
+        self.assertEqual(self.backend.allocated, [])
+        # Under torch.no_grad() (or inference mode) nothing is recorded: accepted.
+        self.backend.grad_enabled = False
+        t = gemm_inputs(A=FakeTensor((128, 64), ptr=0x1000, requires_grad=True))
+        call = self.bind(t["A"], t["B"], t["bias"], out=C)
+        self.assertEqual(call.outputs, [C])
+
+    def test_empty_sizes_bind_and_allocate_empty_outputs(self):
+        # Sizes of 0 are the launcher's to judge (an empty C: success without a launch; K = 0:
+        # refused); binding passes them on and allocates the empty output.
+        t = gemm_inputs(M=0)
+        call = self.bind(t["A"], t["B"], t["bias"])
+        self.assertEqual(call.sizes, [0, 256, 64])
+        self.assertEqual(self.backend.allocated[0].shape, (0, 256))
+        self.assertEqual(call.allocated, self.backend.allocated)
+        t = gemm_inputs(K=0)
+        self.assertEqual(self.bind(t["A"], t["B"], t["bias"]).sizes, [128, 256, 0])
 
     def test_residual_takes_R(self):
         t = gemm_inputs()
@@ -267,6 +295,68 @@ class KernelCall(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "expected 5 pointers, 4 sizes and 1 scalars, "
                                     "found 5, 4 and 0"):
             kernel.launch([1, 2, 3, 4, 5], [1, 4, 17, 4])
+
+    def test_stream_of_the_tensors_device(self):
+        backend = FakeBackend(current=0x10)
+        fn = FakeFunction()
+        kernel = Kernel(BIAS, fn, "sm_90a", lambda: backend)
+        t = gemm_inputs()
+        # None: the current stream, on which the output was allocated; nothing to record.
+        C = kernel(t["A"], t["B"], t["bias"])
+        self.assertEqual(fn.calls[-1][3], 0x10)
+        self.assertEqual(backend.recorded, [])
+        # A stream object of the tensors' device: launched on it. Another device: refused,
+        # nothing launched.
+        side = FakeStream(0x20, ("cuda", 0))
+        C = kernel(t["A"], t["B"], t["bias"], stream=side)
+        self.assertEqual(fn.calls[-1][3], 0x20)
+        calls = len(fn.calls)
+        with self.assertRaises(ValueError) as cm:
+            kernel(t["A"], t["B"], t["bias"], stream=FakeStream(0x30, ("cuda", 1)))
+        self.assertEqual(str(cm.exception), "gemm_bias: stream= is a stream of cuda:1 but the "
+                         "tensors are on cuda:0; pass a stream of cuda:0, or none for its current "
+                         "stream")
+        self.assertEqual(len(fn.calls), calls)
+        for bad in ("stream", 1.5, True):
+            with self.assertRaisesRegex(TypeError, "^gemm_bias: stream= must be a CUDA stream or a "
+                                        "cudaStream_t handle \\(int\\), found %s$"
+                                        % type(bad).__name__):
+                kernel(t["A"], t["B"], t["bias"], stream=bad)
+        self.assertEqual(len(fn.calls), calls)
+        del C
+
+    def test_output_allocated_for_a_side_stream_is_recorded_on_it(self):
+        backend = FakeBackend(current=0x10)
+        kernel = Kernel(BIAS, FakeFunction(), "sm_90a", lambda: backend)
+        t = gemm_inputs()
+        side = FakeStream(0x20)
+        C = kernel(t["A"], t["B"], t["bias"], stream=side)
+        self.assertEqual(backend.recorded, [(C, side)])
+        # A raw handle other than the current stream's: recorded too.
+        C2 = kernel(t["A"], t["B"], t["bias"], stream=0x40)
+        self.assertEqual(backend.recorded[1:], [(C2, 0x40)])
+        # The current stream, as an object or a handle: nothing to record.
+        kernel(t["A"], t["B"], t["bias"], stream=FakeStream(0x10))
+        kernel(t["A"], t["B"], t["bias"], stream=0x10)
+        self.assertEqual(len(backend.recorded), 2)
+        # An output the caller gave was not allocated here: the caller owns its streams.
+        kernel(t["A"], t["B"], t["bias"], out=FakeTensor((128, 256), ptr=0x4000), stream=side)
+        self.assertEqual(len(backend.recorded), 2)
+        # Of two outputs, only the allocated one is recorded.
+        kernel = Kernel(ATT64, FakeFunction(), "sm_90a", lambda: backend)
+        Q, K, V = attention_inputs(B=1, H=4, N=17, H_kv=4)
+        L = FakeTensor((1, 4, 17), dtype="f32", ptr=0x5000)
+        O, _ = kernel(Q, K, V, L=L, stream=side)
+        self.assertEqual(backend.recorded[2:], [(O, side)])
+
+    def test_requires_grad_launches_nothing(self):
+        fn = FakeFunction()
+        kernel = Kernel(BIAS, fn, "sm_90a", FakeBackend)
+        t = gemm_inputs(bias=FakeTensor((256,), ptr=0x3000, requires_grad=True))
+        with self.assertRaisesRegex(RuntimeError, "^gemm_bias: input 'bias' requires grad, and "
+                                    "tkc.load kernels have no backward yet"):
+            kernel(t["A"], t["B"], t["bias"])
+        self.assertEqual(fn.calls, [])
 
     def test_refusal_is_a_launch_error(self):
         fn = FakeFunction(rc=1, message=b"gemm_bias: K must be a multiple of 64, got 65")

@@ -63,12 +63,37 @@ class RealBuild(unittest.TestCase):
             with self.assertRaisesRegex(AttributeError, "no kernel 'gemm_gelu' in gemm.yaml; "
                                         "kernels: gemm_bias"):
                 module.gemm_gelu
-            # The launcher checks sizes before it touches the device, so its
-            # refusal comes back through ctypes on a machine without a GPU.
-            with self.assertRaisesRegex(LaunchError, "^gemm_bias: .*K"):
-                module.gemm_bias.launch([0x1000] * 4, [128, 256, 0])
-            with self.assertRaisesRegex(LaunchError, "^gemm_bias: .*K"):
-                module.gemm_bias.launch([0x1000] * 4, [128, 256, 0], 0, ())
+            # The launcher checks sizes, pointers and overlaps before it touches the
+            # device, so its answers come back through ctypes on a machine without a GPU.
+            # A, B, C, bias apart: 1 MiB each.
+            apart = [0x100000, 0x200000, 0x300000, 0x400000]
+            k = module.gemm_bias
+            k_is_0 = ("^gemm_bias: K is 0: the loop over K has no stage, and this kernel writes "
+                      "its output only from stages; use a size of at least 1$")
+            with self.assertRaisesRegex(LaunchError, k_is_0):
+                k.launch(apart, [128, 256, 0])
+            with self.assertRaisesRegex(LaunchError, k_is_0):
+                k.launch(apart, [128, 256, 0], 0, ())
+            with self.assertRaisesRegex(LaunchError, "^gemm_bias: M must be between 0 and "
+                                        "2147483647, got -1$"):
+                k.launch(apart, [-1, 256, 64])
+            with self.assertRaisesRegex(LaunchError, "^gemm_bias: output C overlaps input bias$"):
+                k.launch([0x100000, 0x200000, 0x300000, 0x300100], [128, 256, 64])
+            # An empty C: success without a launch and without a CUDA call (which would fail
+            # here). Globals without elements may be null: A and C at M = 0; B, C and bias at
+            # N = 0; every one at M = N = 0.
+            k.launch([0, 0x200000, 0, 0x400000], [0, 256, 64])
+            k.launch([0x100000, 0, 0, 0], [128, 0, 64])
+            k.launch([0, 0, 0, 0], [0, 0, 0])
+            # A global with elements is checked still.
+            with self.assertRaisesRegex(LaunchError, "^gemm_bias: B must not be null$"):
+                k.launch([0, 0, 0, 0x400000], [0, 256, 64])
+            # Arguments it cannot fault: it asks CUDA, which refuses these host addresses on
+            # a GPU machine, or cannot start at all without a driver. Never a launch.
+            with self.assertRaisesRegex(LaunchError, "^gemm_bias: (A is host memory; pass a "
+                                        "device pointer|CUDA cannot launch in this process: "
+                                        "cuda|an earlier CUDA error is pending)"):
+                k.launch(apart, [128, 256, 64])
             again = B.build(GEMM, {"epilogue": "bias", "transpose_b": False},
                             toolchain=toolchain, cache_dir=cache, verbose=False)
             self.assertTrue(again.from_cache)

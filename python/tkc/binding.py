@@ -15,7 +15,13 @@ A backend provides:
     shape(t) -> tuple[int, ...]
     strides(t) -> tuple[int, ...]
     is_contiguous(t) -> bool
+    requires_grad(t) -> bool             # True only while autograd would record the call
     empty(shape, dtype_name, device) -> tensor
+
+and, for launch_stream:
+
+    current_stream(device) -> int        # the cudaStream_t calls launch on by default
+    stream_info(stream) -> (int, (type, index) | None) | None   # None: not a stream
 """
 import math
 import numbers
@@ -33,6 +39,11 @@ class BoundCall:
     outputs: List[object]        # the output tensors, in launcher order
     device: Tuple[str, int]
     scalars: List[float] = field(default_factory=list)  # in the launcher's scalar order
+    allocated: List[object] = field(default_factory=list)  # the outputs bind allocated
+
+
+NO_BACKWARD = ("tkc.load kernels have no backward yet; call them under torch.no_grad() or pass "
+               "tensors that do not require grad")
 
 
 def _dims_text(arg: Argument) -> str:
@@ -117,8 +128,9 @@ def bind(kernel: KernelInfo, backend, args, kwargs, out=None) -> BoundCall:
     """Checks the caller's tensors against `kernel` and allocates missing
     outputs. Keywords that name one of the kernel's scalars give its value.
     Raises TypeError (wrong kind or dtype, bad argument list, a missing
-    scalar) or ValueError (device, shape, contiguity, a scalar out of range)
-    saying which tensor or scalar and why."""
+    scalar), ValueError (device, shape, contiguity, a scalar out of range) or
+    RuntimeError (a tensor that requires grad while autograd records: the
+    kernels have no backward) saying which tensor or scalar and why."""
     scalar_names = {s.name for s in kernel.scalars}
     given_scalars = {k: v for k, v in kwargs.items() if k in scalar_names}
     kwargs = {k: v for k, v in kwargs.items() if k not in scalar_names}
@@ -137,6 +149,9 @@ def bind(kernel: KernelInfo, backend, args, kwargs, out=None) -> BoundCall:
         if not backend.is_tensor(t):
             raise TypeError("%s: %s '%s' must be a tensor, found %s"
                             % (name, what, arg.name, type(t).__name__))
+        if backend.requires_grad(t):
+            raise RuntimeError("%s: %s '%s' requires grad, and %s"
+                               % (name, what, arg.name, NO_BACKWARD))
         dev = backend.device(t)
         if dev[0] != "cuda":
             raise ValueError("%s: %s '%s' is on %s; tkc kernels take CUDA tensors"
@@ -178,6 +193,7 @@ def bind(kernel: KernelInfo, backend, args, kwargs, out=None) -> BoundCall:
         raise ValueError("%s: no tensor was given to take the device from" % name)
     outputs = []
     tensors = []
+    allocated = []
     for arg in kernel.arguments:
         t = given.get(arg.name)
         if t is None:  # an output to allocate
@@ -187,11 +203,35 @@ def bind(kernel: KernelInfo, backend, args, kwargs, out=None) -> BoundCall:
                                  "with out=" % (name, arg.name, _dims_text(arg), ", ".join(unknown)))
             shape = tuple(d if isinstance(d, int) else symbols[d][0] for d in arg.dims)
             t = backend.empty(shape, arg.dtype, device)
+            allocated.append(t)
         if arg.is_output:
             outputs.append(t)
         tensors.append(t)
     sizes = [symbols[s][0] for s in kernel.sizes]
-    return BoundCall(tensors, sizes, outputs, device, scalars)
+    return BoundCall(tensors, sizes, outputs, device, scalars, allocated)
+
+
+def launch_stream(kernel_name: str, backend, stream, device):
+    """The stream a call launches on, as (handle, side): `stream` (a stream
+    object of the backend, or a raw cudaStream_t as an int), or the current
+    stream of `device` when it is None; `side` says whether it differs from
+    that current stream, on which missing outputs were allocated. Raises
+    ValueError for a stream of another device than the tensors', TypeError
+    for something that is not a stream."""
+    current = backend.current_stream(device)
+    if stream is None:
+        return current, False
+    info = None if isinstance(stream, bool) else backend.stream_info(stream)
+    if info is None:
+        raise TypeError("%s: stream= must be a CUDA stream or a cudaStream_t handle (int), "
+                        "found %s" % (kernel_name, type(stream).__name__))
+    handle, stream_device = info
+    if stream_device is not None and tuple(stream_device) != tuple(device):
+        raise ValueError("%s: stream= is a stream of %s:%d but the tensors are on %s:%d; pass a "
+                         "stream of %s:%d, or none for its current stream"
+                         % (kernel_name, stream_device[0], stream_device[1], device[0], device[1],
+                            device[0], device[1]))
+    return handle, handle != current
 
 
 def kernel_arg(kernel: KernelInfo, name: str) -> Argument:

@@ -4,7 +4,7 @@ import ctypes
 from pathlib import Path
 from typing import Dict
 
-from .binding import bind
+from .binding import bind, launch_stream
 from .errors import LaunchError, TkcError
 from .manifest import KernelInfo, Manifest
 from .shim import SHIM_ABI_VERSION, shim_symbol
@@ -16,7 +16,11 @@ class Kernel:
     """One launcher. Call it with the inputs (positionally in the spec's
     order, or by name) and its runtime scalars by name (`scale=0.1`; a scalar
     left out takes its default); outputs are allocated unless given by name
-    or with out=. Returns the output tensor (a tuple when there are several)."""
+    or with out=. It launches on `stream=` (a stream of the tensors' device,
+    or a raw cudaStream_t as an int), else on the device's current stream;
+    outputs it allocated for another stream are recorded on that stream
+    (record_stream). Returns the output tensor (a tuple when there are
+    several)."""
 
     def __init__(self, info: KernelInfo, function, arch: str, backend_factory):
         self.info = info
@@ -41,9 +45,14 @@ class Kernel:
         if hasattr(backend, "check_arch"):
             backend.check_arch(call.device, self._arch)
         with backend.device_guard(call.device):
-            handle = backend.current_stream(call.device) if stream is None else stream
+            handle, side = launch_stream(self.name, backend, stream, call.device)
             self.launch([backend.data_ptr(t) for t in call.tensors], call.sizes, handle,
                         call.scalars)
+            # Outputs allocated on the current stream but written on another: the caching
+            # allocator must not hand their memory out again before that stream is done.
+            if side:
+                for t in call.allocated:
+                    backend.record_stream(t, stream, call.device)
         return call.outputs[0] if len(call.outputs) == 1 else tuple(call.outputs)
 
     def launch(self, pointers, sizes, stream: int = 0, scalars=()):

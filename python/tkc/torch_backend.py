@@ -35,6 +35,10 @@ class TorchBackend:
     def is_contiguous(self, t):
         return t.is_contiguous()
 
+    def requires_grad(self, t):
+        """Whether autograd would record a call with `t`: the kernels have no backward."""
+        return bool(t.requires_grad) and self.torch.is_grad_enabled()
+
     def empty(self, shape, dtype_name, device):
         return self.torch.empty(shape, dtype=self._dtypes[dtype_name],
                                 device=self.torch.device(device[0], device[1]))
@@ -44,6 +48,24 @@ class TorchBackend:
 
     def current_stream(self, device):
         return self.torch.cuda.current_stream(device[1]).cuda_stream
+
+    def stream_info(self, stream):
+        """(handle, device) of a torch.cuda.Stream (ExternalStream too), (handle, None) of a raw
+        cudaStream_t given as an int, whose device cannot be told here; None for anything else."""
+        if isinstance(stream, self.torch.cuda.Stream):
+            d = stream.device
+            return stream.cuda_stream, (d.type, d.index if d.index is not None else 0)
+        if isinstance(stream, int):
+            return stream, None
+        return None
+
+    def record_stream(self, t, stream, device):
+        """Marks `t`, allocated on the current stream, as used on `stream` too."""
+        if not isinstance(stream, self.torch.cuda.Stream):
+            dev = self.torch.device(device[0], device[1])
+            stream = (self.torch.cuda.default_stream(dev) if stream == 0 else
+                      self.torch.cuda.ExternalStream(stream, device=dev))
+        t.record_stream(stream)
 
     def device_guard(self, device):
         return self.torch.cuda.device(device[1])

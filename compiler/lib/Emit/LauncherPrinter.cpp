@@ -5,10 +5,14 @@
 //===----------------------------------------------------------------------===//
 //
 // Each kernel's launcher takes device pointers, the launch sizes, the spec's
-// scalars and a stream, checks them (extents, alignment, row pitches, scalars,
-// index expressions) and returns a tkc::runtime::Status instead of launching a
-// shape the kernel cannot do. Where the spec selects parameters at launch, a
-// choosing launcher calls one of the kernels' launchers by the sizes.
+// scalars and a stream, checks them (extents, alignment, row pitches, outputs
+// that overlap nothing, scalars, index expressions; then, asking CUDA, that no
+// earlier error is pending and that the memory is the device's) and returns a
+// tkc::runtime::Status instead of launching a shape the kernel cannot do. A
+// problem whose outputs are all empty returns success before any CUDA call; a
+// size of 0 that would leave an output non-empty but unwritten is refused.
+// Where the spec selects parameters at launch, a choosing launcher calls one
+// of the kernels' launchers by the sizes.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelPrinter.h"
@@ -46,6 +50,41 @@ std::string hostIndex(const ir::IndexExpr &e) {
 
 bool isTma(ir::GlobalRole role) {
   return role == ir::GlobalRole::TmaLoad || role == ir::GlobalRole::TmaStore;
+}
+
+/// The launcher's local that holds a global's bytes (a tkc::runtime::Span).
+std::string spanOf(const ir::Global &global) { return "tkc_span_" + global.name; }
+
+/// Whether some size may leave the global without elements.
+bool canBeEmpty(const ir::Global &global) {
+  return llvm::any_of(global.dims,
+                      [](const ir::Size &d) { return !d.constant || *d.constant <= 0; });
+}
+
+bool hasDim(const ir::Global &global, const std::string &size) {
+  return llvm::any_of(global.dims,
+                      [&](const ir::Size &d) { return !d.constant && d.symbol == size; });
+}
+
+/// Calls f(coords, global) for every tile access of the kernel that may index with
+/// expressions: the producer's loads, then setup's and finish's loads, stores and adds.
+template <class F> void forEachAccess(const ir::Kernel &k, F f) {
+  for (const ir::Load &load : k.loads)
+    f(load.coords, load.global);
+  for (const auto *ops : {&k.program.setup, &k.program.finish})
+    for (const ir::ProgramOp &op : *ops)
+      if (op.kind == ir::ProgramOp::Kind::LoadTile || op.kind == ir::ProgramOp::Kind::StoreTile ||
+          op.kind == ir::ProgramOp::Kind::StoreRows || op.kind == ir::ProgramOp::Kind::AddGlobal)
+        f(op.coords, op.global);
+}
+
+/// Adds the sizes that divide on their own somewhere in `e` (`H / H_kv`: H_kv), which the
+/// division checks refuse below 1.
+void collectDivisors(const ir::IndexExpr &e, llvm::StringSet<> &divisors) {
+  for (const ir::IndexExpr &o : e.operands)
+    collectDivisors(o, divisors);
+  if (e.kind == ir::IndexExpr::Kind::Div && e.operands[1].kind == ir::IndexExpr::Kind::Size)
+    divisors.insert(e.operands[1].name);
 }
 } // namespace
 
@@ -115,7 +154,7 @@ void KernelPrinter::printChoosingLauncher(llvm::ArrayRef<const KernelPrinter *> 
   w.linef("constexpr const char *kName = \"{}\";", entry.name);
   w.line("tkc::runtime::Status status;");
   for (const std::string &size : read) {
-    w.linef("if (!(status = tkc::runtime::checkExtent({0}, \"{0}\", 1, 2147483647)))", size);
+    w.linef("if (!(status = tkc::runtime::checkExtent({0}, \"{0}\", 0, 2147483647)))", size);
     w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + status.message);");
   }
   for (size_t m = 0; m + 1 < members.size(); ++m) {
@@ -159,18 +198,46 @@ void KernelPrinter::printLauncher() {
   w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + status.message);");
   w.line("};");
   w.line("tkc::runtime::Status status;");
-  w.comment("Sizes: positive and small enough for 32-bit tile counts.");
-  for (const std::string &size : ir::launchSizeSymbols(k))
-    printCheck(fmt::format("tkc::runtime::checkExtent({0}, \"{0}\", 1, 2147483647)", size));
+  const std::vector<std::string> sizes = ir::launchSizeSymbols(k);
+  w.comment("Sizes: 0 or more, and small enough for 32-bit tile counts.");
+  for (const std::string &size : sizes)
+    printCheck(fmt::format("tkc::runtime::checkExtent({0}, \"{0}\", 0, 2147483647)", size));
+  w.comment("Each global's bytes, contiguous and row-major. One without elements is neither read "
+            "nor written: its pointer is not checked and may be null.");
+  llvm::SmallVector<std::string, 8> spans;
+  llvm::SmallVector<unsigned, 2> outputs;
+  for (size_t g = 0; g < k.globals.size(); ++g) {
+    const ir::Global &global = k.globals[g];
+    bool output = ir::writesGlobal(k, static_cast<unsigned>(g));
+    if (output)
+      outputs.push_back(static_cast<unsigned>(g));
+    llvm::SmallVector<std::string, 4> dims;
+    for (const ir::Size &d : global.dims)
+      dims.push_back(d.str());
+    w.linef(
+        "const tkc::runtime::Span {}{{\"{}\", {}, tkc::runtime::elementCount({{{}}}), {}, {}}};",
+        spanOf(global), global.name, global.name, llvm::join(dims, ", "),
+        ir::dtypeBytes(global.dtype), output ? "true" : "false");
+    spans.push_back(spanOf(global));
+  }
   w.comment("Pointers: TMA needs 16-byte aligned tensors with 16-byte aligned rows.");
   for (size_t g = 0; g < k.globals.size(); ++g) {
     const ir::Global &global = k.globals[g];
     bool tma = isTma(ir::globalRole(k, static_cast<unsigned>(g)));
-    printCheck(fmt::format("tkc::runtime::checkPointer({0}, \"{0}\", {1})", global.name,
-                           tma ? 16 : ir::dtypeBytes(global.dtype)));
+    std::string guard = canBeEmpty(global) ? spanOf(global) + ".elements != 0 && " : "";
+    auto check = [&](const std::string &call) {
+      w.linef("if ({}!(status = {}))", guard, call);
+      w.line("  return failed(status);");
+    };
+    check(fmt::format("tkc::runtime::checkPointer({0}, \"{0}\", {1})", global.name,
+                      tma ? 16 : ir::dtypeBytes(global.dtype)));
     if (tma && global.dims.size() >= 2)
-      printCheck(fmt::format("tkc::runtime::checkRowBytes({}, {}, \"{}\")",
-                             global.dims.back().str(), ir::dtypeBytes(global.dtype), global.name));
+      check(fmt::format("tkc::runtime::checkRowBytes({}, {}, \"{}\")", global.dims.back().str(),
+                        ir::dtypeBytes(global.dtype), global.name));
+  }
+  if (!outputs.empty() && spans.size() > 1) {
+    w.comment("An output shares no byte with another global.");
+    printCheck("tkc::runtime::checkDisjoint({" + llvm::join(spans, ", ") + "})");
   }
   for (const ir::Scalar &scalar : k.scalars) {
     w.comment(fmt::format("'{}' must be finite (x - x is 0 only for finite x).", scalar.name));
@@ -186,6 +253,56 @@ void KernelPrinter::printLauncher() {
               scalar.name, check.op, fmt::format("{}", check.bound), scalar.name);
     }
   }
+  // Divisions of sizes in index expressions read nothing but sizes: checked before the
+  // empty-problem return, like the other shape relations (printIndexChecks skips them then).
+  llvm::StringSet<> divisors;
+  forEachAccess(k, [&](const std::vector<ir::Coord> &coords, unsigned global) {
+    for (const ir::Coord &coord : coords)
+      if (coord.expr) {
+        printDivisionChecks(*coord.expr, k.globals[global].name);
+        collectDivisors(*coord.expr, divisors);
+      }
+  });
+  // Every output empty: success without a launch. A size of 0 that leaves an output with
+  // elements is refused: they would not be written.
+  bool allCanBeEmpty = !outputs.empty() &&
+                       llvm::all_of(outputs, [&](unsigned g) { return canBeEmpty(k.globals[g]); });
+  if (allCanBeEmpty) {
+    llvm::SmallVector<std::string, 2> empty;
+    for (unsigned g : outputs)
+      empty.push_back(spanOf(k.globals[g]) + ".elements == 0");
+    w.comment("Every output is empty: nothing to compute, nothing launched, no CUDA call made.");
+    w.linef("if ({})", llvm::join(empty, " && "));
+    w.line("  return tkc::runtime::Status::success();");
+  }
+  bool refusing = false;
+  for (const std::string &size : sizes) {
+    const ir::Global *full = nullptr;
+    for (unsigned g : outputs)
+      if (!full && !hasDim(k.globals[g], size))
+        full = &k.globals[g];
+    // Empties every output (returned above), or refused below 1 by a division check.
+    if (!full || divisors.contains(size))
+      continue;
+    if (!refusing)
+      w.comment("A size of 0 that leaves an output with elements: refused, since this kernel "
+                "would not write them.");
+    refusing = true;
+    w.linef("if ({} == 0)", size);
+    if (!k.loop.size.constant && k.loop.size.symbol == size)
+      w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": {0} is 0: the loop "
+              "over {0} has no stage, and this kernel writes its output only from stages; use "
+              "a size of at least 1\");",
+              size);
+    else
+      w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": {} is 0 while the "
+              "output {} has elements: this kernel cannot produce that shape; use a size of at "
+              "least 1\");",
+              size, full->name);
+  }
+  w.comment("CUDA: no error pending from earlier work, and every global with elements in "
+            "memory of the current device (or managed).");
+  printCheck("check_cuda({" + llvm::join(spans, ", ") + "})");
   w.blank();
   w.linef("{}::layout::globals globals;", structName);
   {
@@ -292,7 +409,8 @@ void KernelPrinter::printDivisionChecks(const ir::IndexExpr &e, const std::strin
 }
 
 /// Every index expression stays inside its dimension (they grow with their grid indices, so
-/// the last task decides).
+/// the last task decides). Their divisions were checked before the empty-problem return
+/// (printLauncher), so printDivisionChecks prints nothing new here.
 void KernelPrinter::printIndexChecks() {
   auto check = [&](const std::vector<ir::Coord> &coords, unsigned global) {
     const ir::Global &g = k.globals[global];
@@ -311,13 +429,7 @@ void KernelPrinter::printIndexChecks() {
               e.str(), g.name, largest, d + 1, g.dims[d].str(), g.dims[d].str());
     }
   };
-  for (const ir::Load &load : k.loads)
-    check(load.coords, load.global);
-  for (const auto *ops : {&k.program.setup, &k.program.finish})
-    for (const ir::ProgramOp &op : *ops)
-      if (op.kind == ir::ProgramOp::Kind::LoadTile || op.kind == ir::ProgramOp::Kind::StoreTile ||
-          op.kind == ir::ProgramOp::Kind::StoreRows || op.kind == ir::ProgramOp::Kind::AddGlobal)
-        check(op.coords, op.global);
+  forEachAccess(k, check);
 }
 
 } // namespace tkc::emit

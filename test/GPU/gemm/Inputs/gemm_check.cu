@@ -1,7 +1,9 @@
 // Correctness of the kernels tkc generates from kernels-spec/gemm.yaml, against a
 // double-precision host reference, at square, non-square and ragged shapes, with
 // fresh random inputs and the output poisoned before every run; and the launchers'
-// refusals of shapes the kernels cannot do.
+// answers to what the kernels cannot do: refusals of shapes, of an output overlapping
+// an input, of host memory, of K = 0 and of a CUDA error left pending by earlier work,
+// success without a launch for an empty output, and managed memory accepted.
 //
 // Build: nvcc <flags> -I<dir of gemm.h> gemm.cu gemm_check.cu -o gemm_check
 // Usage: gemm_check [seed] [quick]   (quick: the first three shapes, small, and one shape of
@@ -12,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -46,23 +49,36 @@ std::vector<bf16> random_bf16(size_t n, std::mt19937 &rng) {
   return v;
 }
 
-bf16 *upload(const std::vector<bf16> &h) {
+/// Device memory, or managed memory (which launchers accept too).
+enum class Memory { Device, Managed };
+
+bf16 *allocate(size_t elements, Memory memory) {
   bf16 *d = nullptr;
-  CHECK_CUDA(cudaMalloc(&d, std::max<size_t>(h.size(), 1) * sizeof(bf16)));
-  CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(bf16), cudaMemcpyHostToDevice));
+  const size_t bytes = std::max<size_t>(elements, 1) * sizeof(bf16);
+  if (memory == Memory::Managed)
+    CHECK_CUDA(cudaMallocManaged(&d, bytes));
+  else
+    CHECK_CUDA(cudaMalloc(&d, bytes));
+  return d;
+}
+
+bf16 *upload(const std::vector<bf16> &h, Memory memory = Memory::Device) {
+  bf16 *d = allocate(h.size(), memory);
+  CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(bf16), cudaMemcpyDefault));
   return d;
 }
 
 /// Runs one variant at one shape; returns false on a mismatch or an element left unwritten.
-bool check(const Variant &v, long long M, long long N, long long K, std::mt19937 &rng) {
+bool check(const Variant &v, long long M, long long N, long long K, std::mt19937 &rng,
+           Memory memory = Memory::Device) {
   auto hA = random_bf16(M * K, rng), hB = random_bf16(K * N, rng);
   auto hbias = random_bf16(N, rng), hR = random_bf16(M * N, rng);
   Device d;
-  d.A = upload(hA);
-  d.B = upload(hB); // [K, N], or [N, K] when transposed (same element count)
-  d.bias = upload(hbias);
-  d.R = upload(hR);
-  CHECK_CUDA(cudaMalloc(&d.C, M * N * sizeof(bf16)));
+  d.A = upload(hA, memory);
+  d.B = upload(hB, memory); // [K, N], or [N, K] when transposed (same element count)
+  d.bias = upload(hbias, memory);
+  d.R = upload(hR, memory);
+  d.C = allocate(M * N, memory);
   CHECK_CUDA(cudaMemset(d.C, 0xff, M * N * sizeof(bf16))); // poison: bf16 NaN everywhere
   tkc::runtime::Status status = launch(v, d, M, N, K);
   if (!status) {
@@ -114,8 +130,9 @@ bool check(const Variant &v, long long M, long long N, long long K, std::mt19937
   }
   double rel = std::sqrt(err2 / std::max(ref2, 1e-30));
   bool ok = unwritten == 0 && rel <= 1e-2;
-  std::printf("%s %-28s M=%-5lld N=%-5lld K=%-5lld rel_err=%.3e unwritten=%lld\n",
-              ok ? "ok  " : "FAIL", v.name, M, N, K, rel, unwritten);
+  std::printf("%s %-28s M=%-5lld N=%-5lld K=%-5lld rel_err=%.3e unwritten=%lld%s\n",
+              ok ? "ok  " : "FAIL", v.name, M, N, K, rel, unwritten,
+              memory == Memory::Managed ? " (managed memory)" : "");
   return ok;
 }
 
@@ -133,6 +150,93 @@ bool expect_refusal(const Variant &v, long long M, long long N, long long K, boo
   std::printf("%s refusal %s M=%lld N=%lld K=%lld: %s\n", ok ? "ok  " : "FAIL", v.name, M, N, K,
               status ? "(launched!)" : status.message.c_str());
   return ok;
+}
+
+constexpr size_t kBufferElements = 4096 * 4096;
+
+/// Every buffer of `d` freshly allocated (kBufferElements each), C poisoned.
+Device allocate_all() {
+  Device d;
+  for (bf16 **p : {&d.A, &d.B, &d.C, &d.bias, &d.R}) CHECK_CUDA(cudaMalloc(p, kBufferElements * 2));
+  CHECK_CUDA(cudaMemset(d.C, 0xff, kBufferElements * 2));
+  return d;
+}
+
+void free_all(const Device &d) {
+  for (bf16 *p : {d.A, d.B, d.C, d.bias, d.R}) CHECK_CUDA(cudaFree(p));
+}
+
+/// Whether every element of the buffer at `C` still holds the poison allocate_all wrote.
+bool still_poisoned(const bf16 *C) {
+  std::vector<unsigned short> h(kBufferElements);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemcpy(h.data(), C, kBufferElements * 2, cudaMemcpyDeviceToHost));
+  for (unsigned short x : h)
+    if (x != 0xffff) return false;
+  return true;
+}
+
+/// A launch with the arguments `spoil` makes of fresh buffers must be refused with a message
+/// holding `needle`, and C left as it was (nothing launched).
+bool expect_refusal_of(const char *what, const Variant &v, long long M, long long N, long long K,
+                       const std::function<void(Device &)> &spoil, const char *needle) {
+  const Device fresh = allocate_all();
+  Device d = fresh;
+  spoil(d);
+  tkc::runtime::Status status = launch(v, d, M, N, K);
+  const bool untouched = still_poisoned(fresh.C);
+  free_all(fresh);
+  bool ok = !status && status.message.find(needle) != std::string::npos && untouched;
+  std::printf("%s refusal %s %s M=%lld N=%lld K=%lld: %s%s\n", ok ? "ok  " : "FAIL", v.name, what,
+              M, N, K, status ? "(launched!)" : status.message.c_str(),
+              untouched ? "" : " (C written!)");
+  return ok;
+}
+
+/// An empty output: success, with nothing launched (C, poisoned, stays so). `nullC`: C is
+/// passed as null, as it may be when it has no elements.
+bool expect_empty(const Variant &v, long long M, long long N, long long K, bool nullC) {
+  const Device fresh = allocate_all();
+  Device d = fresh;
+  if (nullC) d.C = nullptr;
+  if (M == 0) d.A = nullptr; // no elements either
+  tkc::runtime::Status status = launch(v, d, M, N, K);
+  const bool untouched = still_poisoned(fresh.C);
+  const cudaError_t pending = cudaPeekAtLastError();
+  free_all(fresh);
+  bool ok = status && untouched && pending == cudaSuccess;
+  std::printf("%s empty %s M=%lld N=%lld K=%lld%s: %s%s\n", ok ? "ok  " : "FAIL", v.name, M, N, K,
+              nullC ? " (C null)" : "", status ? "success" : status.message.c_str(),
+              untouched ? "" : " (C written!)");
+  return ok;
+}
+
+/// Fails to launch on purpose (more threads than a block may have; CUDA 13 says
+/// cudaErrorInvalidValue): a CUDA error recorded but not sticky, as an earlier library's bad
+/// launch would leave.
+__global__ void never_runs() {}
+
+/// An error another launch left pending is reported as such, not as this launch's, and nothing
+/// is launched; the launcher clears it, so the next launch runs.
+bool expect_pending_error_reported(const Variant &v, std::mt19937 &rng) {
+  const Device d = allocate_all();
+  never_runs<<<1, 4096>>>();
+  const cudaError_t planted = cudaPeekAtLastError();
+  tkc::runtime::Status status = launch(v, d, 256, 256, 64);
+  const cudaError_t after = cudaPeekAtLastError();
+  const bool untouched = still_poisoned(d.C);
+  free_all(d);
+  const std::string pending = std::string("an earlier CUDA error is pending: ") +
+                              cudaGetErrorName(planted) + " (";
+  const bool reported = !status && status.message.find(pending) != std::string::npos &&
+                        status.message.find("it was not caused by this launch") != std::string::npos;
+  bool ok = planted != cudaSuccess && reported && untouched && after == cudaSuccess;
+  std::printf("%s pending error %s: planted %s; %s%s; afterwards %s\n", ok ? "ok  " : "FAIL",
+              v.name, cudaGetErrorName(planted),
+              status ? "(launched!)" : status.message.c_str(), untouched ? "" : " (C written!)",
+              cudaGetErrorName(after));
+  // Cleared: the same launcher runs and computes right.
+  return ok && check(v, 256, 256, 64, rng);
 }
 
 } // namespace
@@ -173,8 +277,49 @@ int main(int argc, char **argv) {
   failures += !expect_refusal(kVariants[0], 256, 1001, 64, false, "rows of B must be a multiple of 16 bytes");
   failures += !expect_refusal(kVariants[0], 256, 256, 100, false, "rows of A must be a multiple of 16 bytes");
   failures += !expect_refusal(kVariants[5], 256, 256, 100, false, "rows of A must be a multiple of 16 bytes");
-  failures += !expect_refusal(kVariants[0], 0, 256, 64, false, "M must be between 1 and");
+  // M = 0 is an empty problem now (below); a negative size is refused.
+  failures += !expect_refusal(kVariants[0], -1, 256, 64, false, "M must be between 0 and");
   failures += !expect_refusal(kVariants[0], 256, 256, 64, true, "A must not be null");
-  std::printf("%d passed, %d failed\n", runs + 5 - failures, failures);
+  runs += 5;
+  // An output that overlaps an input, wholly or by its last 8 elements; bias inside C.
+  failures += !expect_refusal_of("C at A", kVariants[0], 256, 256, 64,
+                                 [](Device &d) { d.C = d.A; }, "output C overlaps input A");
+  failures += !expect_refusal_of("C in A's tail", kVariants[5], 256, 256, 64,
+                                 [](Device &d) { d.C = d.A + 256 * 64 - 8; },
+                                 "output C overlaps input A");
+  failures += !expect_refusal_of("bias in C", kVariants[1], 256, 256, 64,
+                                 [](Device &d) { d.bias = d.C + 256 * 128; },
+                                 "output C overlaps input bias");
+  // Host memory, pageable and page-locked.
+  std::vector<bf16> host(256 * 64 + 8);
+  bf16 *host_A =
+      reinterpret_cast<bf16 *>((reinterpret_cast<std::uintptr_t>(host.data()) + 15) & ~std::uintptr_t(15));
+  failures += !expect_refusal_of("host A", kVariants[0], 256, 256, 64,
+                                 [&](Device &d) { d.A = host_A; },
+                                 "A is host memory; pass a device pointer");
+  bf16 *pinned = nullptr;
+  CHECK_CUDA(cudaMallocHost(&pinned, 256 * 64 * 2));
+  failures += !expect_refusal_of("pinned B", kVariants[0], 256, 256, 64,
+                                 [&](Device &d) { d.B = pinned; },
+                                 "B is page-locked host memory; pass a device pointer");
+  CHECK_CUDA(cudaFreeHost(pinned));
+  // K = 0 under a non-empty C: C = A·B would be zeros, which the kernel (writing C only from
+  // the stages of its loop over K) cannot produce: refused.
+  failures += !expect_refusal_of("K = 0", kVariants[1], 256, 256, 0, [](Device &) {},
+                                 "K is 0: the loop over K has no stage");
+  // Empty outputs: success without a launch, C untouched; null where it has no elements.
+  failures += !expect_empty(kVariants[0], 0, 256, 64, false);
+  failures += !expect_empty(kVariants[9], 0, 256, 64, true);
+  failures += !expect_empty(kVariants[1], 256, 0, 64, true);
+  runs += 9;
+  // Managed memory is accepted (and computed right).
+  failures += !check(kVariants[3], 129, 264, 72, rng, Memory::Managed);
+  ++runs;
+  // Not under the sanitizers (quick): the planted launch error is an API error they report.
+  if (!quick) {
+    failures += !expect_pending_error_reported(kVariants[0], rng);
+    ++runs;
+  }
+  std::printf("%d passed, %d failed\n", runs - failures, failures);
   return failures ? 1 : 0;
 }
