@@ -242,7 +242,7 @@ std::optional<int64_t> Lowering::intParam(llvm::StringRef name) const {
 
 void Lowering::declareConstants() {
   for (const spec::ConstantDecl &constant : spec.constants) {
-    if (!declareName(constant.name.value, constant.name.loc, "as a constant"))
+    if (!declareName(constant.name.value, constant.name.loc, "as a constant", /*inCode=*/false))
       continue;
     auto value = foldConstant(*constant.value);
     if (!value || *value != std::floor(*value) || std::abs(*value) > 1e15) {

@@ -33,7 +33,42 @@ void Lowering::checkTemplateFeatures() {
                archListWith([](const ArchInfo &a) { return a.hasTma && a.hasSetmaxnreg; }));
 }
 
-bool Lowering::declareName(const std::string &name, SourceLoc loc, const char *kind) {
+namespace {
+/// Names the generated C++ cannot take for a spec's own: C++ and CUDA keywords and
+/// built-ins, and the names the generated code declares around the spec's
+/// (launcher locals, hook parameters, the kernel struct's members).
+constexpr const char *kReservedNames[] = {
+    // C++20 keywords
+    "alignas", "alignof", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+    "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval",
+    "constexpr", "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield",
+    "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit",
+    "export", "extern", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
+    "namespace", "new", "noexcept", "not_eq", "nullptr", "operator", "or_eq", "private",
+    "protected", "public", "register", "reinterpret_cast", "requires", "return", "short", "signed",
+    "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
+    "thread_local", "throw", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+    "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "and_eq",
+    // CUDA built-ins and the namespaces the generated code names
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "kittens", "tkc", "std",
+    // what the generated code declares around the spec's names
+    "args", "globals", "stream", "status", "failed", "kName", "tasks", "layout", "producer",
+    "consumer", "accumulator", "row_vector", "result_tile", "staging", "P", "Args", "g", "e",
+    "split", "held0", "held1", "task", "rest", "head", "end", "extent", "first"};
+} // namespace
+
+bool Lowering::usableName(const std::string &name, SourceLoc loc) {
+  llvm::StringRef text = name;
+  if (!text.startswith("tkc_") && !text.startswith("__") &&
+      !llvm::is_contained(kReservedNames, text))
+    return true;
+  diags.report(DiagID::err_sema_reserved_name, loc, name);
+  return false;
+}
+
+bool Lowering::declareName(const std::string &name, SourceLoc loc, const char *kind, bool inCode) {
+  if (inCode && !usableName(name, loc))
+    return false;
   auto [it, inserted] = declared.try_emplace(name, loc);
   if (inserted)
     return true;
@@ -76,7 +111,7 @@ ir::Size Lowering::toSize(const spec::Extent &extent) const {
 
 void Lowering::declareGlobals() {
   for (const spec::ParamDecl &param : spec.params)
-    declareName(param.name.value, param.name.loc, "as a parameter");
+    declareName(param.name.value, param.name.loc, "as a parameter", /*inCode=*/false);
   for (const spec::GlobalDecl &global : spec.globals) {
     auto active = holds(global.when.get(), "the 'when' of global '" + global.name.value + "'");
     if (!active || !*active)
@@ -84,8 +119,11 @@ void Lowering::declareGlobals() {
     if (!declareName(global.name.value, global.name.loc, "as a global"))
       continue;
     ir::Global g{global.name.value, global.dtype.value, {}, global.name.loc};
-    for (const spec::Extent &dim : global.dims)
+    for (const spec::Extent &dim : global.dims) {
       g.dims.push_back(toSize(dim));
+      if (!g.dims.back().constant && !usableName(g.dims.back().symbol, dim.loc))
+        g.dims.back() = ir::Size{1, {}}; // reported; a stand-in keeps the rest checkable
+    }
     if (g.dims.size() > 4) {
       diags.report(DiagID::err_sema_unsupported, global.name.loc,
                    fmt::format("a global of {} dimensions", g.dims.size()),

@@ -146,8 +146,14 @@ private:
   /// to the consumers with setmaxnreg.
   void checkTemplateFeatures();
 
-  /// Every name a statement may use, with where it was declared.
-  bool declareName(const std::string &name, SourceLoc loc, const char *kind);
+  /// Whether `name` may name something of the spec's in the generated C++: not a C++
+  /// or CUDA keyword or built-in, not a name the generated code declares, not `tkc_...`;
+  /// reports it at `loc` otherwise.
+  bool usableName(const std::string &name, SourceLoc loc);
+
+  /// Every name a statement may use, with where it was declared. `inCode`: the
+  /// name reaches the generated C++ (parameters and constants are folded away).
+  bool declareName(const std::string &name, SourceLoc loc, const char *kind, bool inCode = true);
 
   /// `warpgroups: 3`, or a constant or parameter's name; 1 when absent.
   bool declareConsumerWarpgroups();

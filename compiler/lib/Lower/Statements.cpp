@@ -96,6 +96,8 @@ std::optional<unsigned> Lowering::assignTarget(const Expr &target, const Typed &
     diags.report(DiagID::err_sema_temp_shape, target.loc, target.text, describe(value));
     return std::nullopt;
   }
+  if (!usableName(target.text, target.loc))
+    return std::nullopt;
   unsigned index = newValue(target.text, value, false, target.loc);
   valueIndex[target.text] = index;
   bodyLocals.push_back(target.text);
@@ -196,6 +198,8 @@ void Lowering::lowerAssignment(const stmt::Stmt &statement, std::vector<ir::Prog
                      "a register value to assign", "a name of another kind");
         return;
       }
+      if (!usableName(target.text, target.loc))
+        return;
       // The product's own temporary becomes the new name.
       auto t = lowerProduct(product, ops, std::nullopt, false);
       if (!t)
