@@ -407,6 +407,8 @@ private:
           throw SyntaxError{};
         }
         ++index;
+        if (++nesting > kMaxNesting)
+          fail("fewer nested calls");
         base->kind = Expr::Kind::Call;
         if (!isPunct(")")) {
           base->operands.push_back(parseExpr());
@@ -416,6 +418,7 @@ private:
           }
         }
         expect(")");
+        --nesting;
         base = bounded(std::move(base));
       } else if (isPunct("[")) {
         auto node = std::make_unique<Expr>();
@@ -423,12 +426,15 @@ private:
         node->loc = base->loc;
         node->operands.push_back(std::move(base));
         ++index;
+        if (++nesting > kMaxNesting)
+          fail("fewer nested indices");
         node->operands.push_back(parseIndex());
         while (isPunct(",")) {
           ++index;
           node->operands.push_back(parseIndex());
         }
         expect("]");
+        --nesting;
         base = bounded(std::move(node));
       } else if (isPunct(".")) {
         ++index;

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -64,6 +66,27 @@ bool Lowering::usableName(const std::string &name, SourceLoc loc) {
     return true;
   diags.report(DiagID::err_sema_reserved_name, loc, name);
   return false;
+}
+
+void Lowering::checkSizeNames() {
+  std::vector<std::pair<std::string, SourceLoc>> sizes;
+  for (const spec::GlobalDecl &global : spec.globals)
+    for (const spec::Extent &dim : global.dims)
+      if (!dim.isNumber() && !intParam(dim.name))
+        sizes.emplace_back(dim.name, dim.loc);
+  for (const ir::IterVar &var : kernel.tasks)
+    if (!var.size.constant)
+      sizes.emplace_back(var.size.symbol, var.loc);
+  if (!kernel.loop.size.constant)
+    sizes.emplace_back(kernel.loop.size.symbol, kernel.loop.loc);
+  llvm::StringSet<> reported;
+  for (const auto &[name, loc] : sizes) {
+    auto it = declared.find(name);
+    if (it == declared.end() || !reported.insert(name).second)
+      continue;
+    diags.report(DiagID::err_sema_size_name, loc, name);
+    diags.report(DiagID::note_declared_here, it->second, name);
+  }
 }
 
 bool Lowering::declareName(const std::string &name, SourceLoc loc, const char *kind, bool inCode) {

@@ -229,6 +229,7 @@ void Lowering::applyTailStep() {
   }
   kernel.loop.step = *tailStep;
   kernel.name += "_tail";
+  kernel.isTail = true;
 }
 
 void Lowering::declareGrid() {

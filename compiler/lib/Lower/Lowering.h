@@ -151,6 +151,10 @@ private:
   /// reports it at `loc` otherwise.
   bool usableName(const std::string &name, SourceLoc loc);
 
+  /// A size bound at launch is a launcher parameter beside the globals and
+  /// scalars: one named like another of the spec's names is refused.
+  void checkSizeNames();
+
   /// Every name a statement may use, with where it was declared. `inCode`: the
   /// name reaches the generated C++ (parameters and constants are folded away).
   bool declareName(const std::string &name, SourceLoc loc, const char *kind, bool inCode = true);

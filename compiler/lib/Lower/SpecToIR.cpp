@@ -53,6 +53,7 @@ std::optional<ir::Kernel> Lowering::run() {
   declareTiles();
   declareGrid();
   declareState();
+  checkSizeNames();
   if (diags.getNumErrors() != errorsBefore)
     return std::nullopt;
 

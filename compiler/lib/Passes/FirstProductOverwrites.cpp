@@ -32,7 +32,9 @@ bool touches(const ir::ProgramOp &op, unsigned v) {
 } // namespace
 
 bool firstProductOverwrites(ir::Kernel &kernel, DiagnosticEngine &) {
-  if (!kernel.loopBound.stopVar.empty() || kernel.loopBound.start || kernel.loopTail)
+  // A loop tail's setup is its kernel's, which keeps the zeroing (it has a tail).
+  if (!kernel.loopBound.stopVar.empty() || kernel.loopBound.start || kernel.loopTail ||
+      kernel.isTail)
     return true;
   ir::Program &p = kernel.program;
   for (size_t z = 0; z < p.setup.size(); ++z) {

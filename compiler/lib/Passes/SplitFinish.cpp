@@ -25,6 +25,8 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/Passes/Passes.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace tkc {
 
 namespace {
@@ -48,8 +50,8 @@ bool readsOnly(const ir::Elementwise &e, unsigned x) {
 /// The state tile the program accumulates and stores in the split's shape.
 std::optional<unsigned> splittableResult(const ir::Kernel &kernel) {
   const ir::Program &p = kernel.program;
-  if (kernel.loopTail || !kernel.loopBound.stopVar.empty() || kernel.loopBound.start ||
-      p.compute.size() != 1)
+  if (kernel.loopTail || kernel.isTail || !kernel.loopBound.stopVar.empty() ||
+      kernel.loopBound.start || p.compute.size() != 1)
     return std::nullopt;
   const ir::ProgramOp &mma = p.compute.front();
   if (mma.kind != ir::ProgramOp::Kind::Mma || !mma.accumulate ||
@@ -59,8 +61,10 @@ std::optional<unsigned> splittableResult(const ir::Kernel &kernel) {
   const ir::RegValue &result = p.values[x];
   if (!result.state || result.cols != kSplitColumns)
     return std::nullopt;
+  // Nothing in setup touches it: the product of each task's first stage sets it
+  // (first-product-overwrites), and setup's code knows no halves.
   for (const ir::ProgramOp &op : p.setup)
-    if (op.kind != ir::ProgramOp::Kind::Assign || op.dst != x || !readsOnly(op.expr, x))
+    if (ir::writesValue(op, x) || llvm::is_contained(ir::valuesRead(op), x))
       return std::nullopt;
   if (p.finish.empty())
     return std::nullopt;

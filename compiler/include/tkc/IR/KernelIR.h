@@ -447,6 +447,9 @@ struct Kernel {
   std::vector<WarpgroupTile> warpgroupTiles;
   LoopBound loopBound;
   std::optional<LoopTail> loopTail;
+  /// Lowered as another kernel's loop tail: only its compute is used, inside that
+  /// kernel's struct, so its setup, finish and state must stay that kernel's.
+  bool isTail = false;
   /// Set when the program keeps columns past a size absent (ColumnBound): the
   /// same kernel without that code, for the sizes where every tile it loads
   /// lies wholly inside them (attachWholeTiles). Its launcher runs it there.
