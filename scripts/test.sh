@@ -5,7 +5,10 @@
 #      an installed tkc (scripts/check-integration.sh);
 #   2. build with clang under AddressSanitizer + UndefinedBehaviorSanitizer and
 #      run the unit and lit tests again;
-#   3. fuzz the spec front end for TKC_FUZZ_SECONDS (default 60).
+#   3. fuzz the spec front end for TKC_FUZZ_SECONDS (default 60), then mutate
+#      the shipped specs for TKC_SPEC_FUZZ_SECONDS (default 60) with
+#      test/fuzz/spec_mutator.py and compile a few accepted mutants with nvcc
+#      (TKC_SPEC_FUZZ=0 skips it).
 # GPU tests run only where an sm_90 GPU is visible; elsewhere lit reports
 # them UNSUPPORTED.
 set -euo pipefail
@@ -45,6 +48,16 @@ build-asan/bin/tkc-spec-fuzzer -max_total_time="$fuzz_seconds" -timeout=10 -rss_
   -dict=test/fuzz/tkc.dict -print_final_stats=1 \
   "$corpus" test/Parse test/AST kernels-spec 2>&1 | tail -n 5
 echo "fuzzer: no crash, hang or sanitizer report in ${fuzz_seconds}s"
+
+# The structure-aware spec fuzzer (docs/Testing.md): mutants of the shipped
+# specs through build/bin/tkc, same seed every run; failing mutants are saved
+# in build/spec-fuzz-failures.
+if [[ "${TKC_SPEC_FUZZ:-1}" == 1 ]]; then
+  echo "== 3/3 mutate the shipped specs for ${TKC_SPEC_FUZZ_SECONDS:-60}s"
+  python3 test/fuzz/spec_mutator.py --tkc build/bin/tkc --seconds "${TKC_SPEC_FUZZ_SECONDS:-60}" \
+    --seed "${TKC_SPEC_FUZZ_SEED:-1}" --jobs "$jobs" --nvcc-sample 3 \
+    --out build/spec-fuzz-failures --report
+fi
 
 echo "== summary"
 for build in gcc asan; do

@@ -243,6 +243,10 @@ void Lowering::lowerProgram() {
     if (op.kind != ir::ProgramOp::Kind::Mma)
       continue;
     for (const ir::MmaOperand *o : {&op.a, &op.b}) {
+      if (o->where == ir::MmaOperand::Where::Stage &&
+          llvm::none_of(kernel.loads, [&](const ir::Load &l) { return l.tile == o->index; }))
+        diags.report(DiagID::err_sema_stage_tile_unloaded, op.loc,
+                     kernel.stageTiles[o->index].name);
       if (o->where != ir::MmaOperand::Where::Warpgroup)
         continue;
       bool loaded = llvm::any_of(program.setup, [&](const ir::ProgramOp &load) {
