@@ -62,6 +62,6 @@ fi
 echo "== summary"
 for build in gcc asan; do
   echo "-- lit ($build): $(grep -E '^[0-9]+: +(Passed|Unsupported|Failed|Expectedly Failed) *:' "$logs/$build.log" |
-    sed -E 's/^[0-9]+: +//; s/ +: +/ /' | paste -sd, | sed 's/,/, /g')"
+    sed -E 's/^[0-9]+: +//; s/ *: +/ /' | paste -sd, | sed 's/,/, /g')"
 done
 grep -E "tests passed, [0-9]+ tests failed out of" "$logs/gcc.log" | tail -n 1
