@@ -10,8 +10,7 @@
 #   scripts/device-ab.sh prepare /tmp/tkc-base/build .gen-py-base   # the base side
 #   scripts/device-ab.sh prepare build .gen-py                       # the new side (this tree)
 #
-# `prepare BUILD DEST` is scripts/device-python.sh prepare with the build folder and the
-# target folder as parameters (that script always installs `build` into .gen-py): tkc
+# `prepare BUILD DEST` runs `scripts/device-python.sh prepare BUILD DEST`: tkc
 # installed into DEST/prefix (binary, kittens and runtime headers) with every library it
 # loads in DEST/lib and a wrapper DEST/bin/tkc that runs it with them; then, from the
 # sources BUILD was configured from, DEST/gen/gemm.cu and gemm.h (that tkc on that tree's
@@ -41,23 +40,9 @@ if [[ "${1:-}" == "prepare" ]]; then
   dest=${3:?usage: $0 prepare BUILD DEST}
   src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
   [[ -d "$src/kernels-spec" ]] || { echo "no sources for $build (CMakeCache.txt)" >&2; exit 1; }
-  rm -rf "$dest"
-  cmake --install "$build" --prefix "$dest/prefix" --strip >/dev/null
-  # As scripts/device-python.sh prepare: the libraries tkc loads, the C library and its
-  # loader included, and a wrapper naming the binary's hash (tkc.load's cache key).
-  mkdir -p "$dest/lib" "$dest/bin" "$dest/gen"
-  ldd "$dest/prefix/bin/tkc" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' |
-    while read -r lib; do cp -L "$lib" "$dest/lib/$(basename "$lib")"; done
-  loader=$(basename "$(ldd "$dest/prefix/bin/tkc" | awk '$1 ~ /^\// {print $1}')")
-  hash=$(sha256sum "$dest/prefix/bin/tkc" | cut -d' ' -f1)
-  cat > "$dest/bin/tkc" <<WRAP
-#!/bin/sh
-# tkc with the libraries it was built against (scripts/device-ab.sh prepare).
-# tkc binary sha256: $hash
-here=\$(dirname "\$(readlink -f "\$0")")
-exec "\$here/../lib/$loader" --library-path "\$here/../lib" "\$here/../prefix/bin/tkc" "\$@"
-WRAP
-  chmod +x "$dest/bin/tkc"
+  # tkc and the libraries it loads, with a wrapper that runs it (as for .gen-py).
+  scripts/device-python.sh prepare "$build" "$dest"
+  mkdir -p "$dest/gen"
   "$dest/bin/tkc" "$src/kernels-spec/gemm.yaml" -o "$dest/gen/gemm.cu"
   cp "$src/test/GPU/gemm/Inputs/gemm_variants.h" "$src/kernels-spec/attention_fwd.yaml" "$dest/gen/"
   { git -C "$src" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown; } > "$dest/commit"

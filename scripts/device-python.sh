@@ -18,8 +18,11 @@ cd "$(dirname "$0")/.."
 gen=.gen-py
 
 if [[ "${1:-}" == "prepare" ]]; then
+  # `prepare [BUILD [DEST]]`: another build or target folder (scripts/device-ab.sh uses both).
+  build=${2:-build}
+  gen=${3:-$gen}
   rm -rf "$gen"
-  cmake --install build --prefix "$gen/prefix" --strip >/dev/null
+  cmake --install "$build" --prefix "$gen/prefix" --strip >/dev/null
   # Every library tkc loads, the C library and its loader included, and a
   # wrapper that runs tkc through that loader: the GPU machine may have an
   # older glibc, and nothing else there sees these libraries.
@@ -39,7 +42,7 @@ exec "\$here/../lib/$loader" --library-path "\$here/../lib" "\$here/../prefix/bi
 WRAP
   chmod +x "$gen/bin/tkc"
   "$gen/bin/tkc" --version >/dev/null
-  du -sh "$gen"
+  [[ -n "${3:-}" ]] || du -sh "$gen"
   exit 0
 fi
 
