@@ -631,9 +631,13 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
       os << " scratch_bytes=" << p.scratchBytes << " setup_buffers=" << p.setupBuffers;
     os << "\n";
   }
-  if (p.consumerRegisters)
+  if (p.consumerRegisters) {
     os << "  plan registers: producer=" << p.producerRegisters
-       << " consumer=" << p.consumerRegisters << " accumulator=" << p.accumulatorRegisters << "\n";
+       << " consumer=" << p.consumerRegisters;
+    if (p.liveRegisters)
+      os << " live=" << p.liveRegisters;
+    os << "\n";
+  }
   if (p.producerArrivals) {
     os << "  plan sync: producer_arrivals=" << p.producerArrivals
        << " consumer_arrivals=" << p.consumerArrivals << " expect_bytes=" << p.expectBytes

@@ -59,19 +59,7 @@ bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &) {
   if (product == ops.end())
     return true;
   const size_t at = static_cast<size_t>(product - ops.begin());
-  const unsigned operand = product->a.index;
   const int64_t productCols = program.values[product->dst].cols;
-
-  // Live beside the product once a sum runs under it: the state, the product's
-  // register operand (f32) and its bf16 copy, and the program's addresses.
-  int state = 0;
-  for (const ir::RegValue &v : program.values)
-    if (v.state)
-      state += ir::valueRegisters(v, kernel.consumerWarpgroups);
-  const int operandRegs = ir::valueRegisters(program.values[operand], kernel.consumerWarpgroups);
-  if (state + operandRegs + operandRegs / 2 + kernel.arch->tuning.programRegisterOverhead >
-      kernel.plan.consumerRegisters)
-    return true;
 
   // The sums before the product, each with the ops before the product that
   // read what it makes; all must commute with the ops they pass.
@@ -107,6 +95,9 @@ bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &) {
   if (llvm::none_of(moving, [](bool m) { return m; }))
     return true;
 
+  // Kept only where the registers live under the product (its operand, in f32 and as the
+  // product's bf16 copy, beside the state) still fit.
+  std::vector<ir::ProgramOp> original = ops;
   std::vector<ir::ProgramOp> before, under, after;
   for (size_t i = 0; i < ops.size(); ++i) {
     if (i < at)
@@ -120,6 +111,9 @@ bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &) {
   ops.push_back(std::move(mma));
   std::move(under.begin(), under.end(), std::back_inserter(ops));
   std::move(after.begin(), after.end(), std::back_inserter(ops));
+  if (peakLiveRegisters(kernel).registers + registerOverhead(kernel) >
+      kernel.plan.consumerRegisters)
+    ops = std::move(original);
   return true;
 }
 

@@ -1,4 +1,4 @@
-//===- RegisterBudget.cpp - Producer/consumer register split ---------------===//
+//===- RegisterBudget.cpp - Register split and the live-register check -----===//
 //
 // Part of tkc. See docs/Architecture.md.
 //
@@ -16,57 +16,9 @@ constexpr int kProducerRegisters = 40;
 constexpr int kMaxRegisters = 256;
 constexpr int kMinProducerRegisters = 24;
 
-bool planProgramRegisters(ir::Kernel &kernel, DiagnosticEngine &diags, int consumerThreads) {
-  ir::Plan &plan = kernel.plan;
-  const ir::Program &program = kernel.program;
-  // State lives all task long; of the temporaries only the largest tile is
-  // counted (the others die before it, or are as large): an estimate that
-  // ptxas's spill report, checked in CI, confirms.
-  int state = 0, largestTemp = 0;
-  const ir::RegValue *biggestState = nullptr;
-  for (const ir::RegValue &v : program.values) {
-    int regs = ir::valueRegisters(v, kernel.consumerWarpgroups);
-    if (v.state) {
-      state += regs;
-      if (!biggestState || regs > ir::valueRegisters(*biggestState, kernel.consumerWarpgroups))
-        biggestState = &v;
-    } else {
-      largestTemp = std::max(largestTemp, regs);
-    }
-  }
-  plan.accumulatorRegisters = state + largestTemp;
-  // ptxas allocates the code after setmaxnreg.inc within the raised limit (a
-  // 384-thread kernel with ~200 live values compiles without spills after
-  // setmaxnreg.inc 240, and spills at 168): the consumers' share is the budget.
-  const int threads = consumerThreads + ir::kWarpgroupThreads;
-  const Tuning &tuning = kernel.arch->tuning;
-  const int overhead =
-      tuning.programRegisterOverhead + (plan.resultParts ? tuning.splitResultRegisterOverhead : 0);
-  if (plan.accumulatorRegisters + overhead > plan.consumerRegisters) {
-    SourceLoc where = biggestState ? biggestState->loc : program.values.front().loc;
-    diags.report(DiagID::err_register_budget_live, where, plan.accumulatorRegisters, overhead,
-                 plan.consumerRegisters, threads);
-    const ir::RegValue *largest = nullptr;
-    for (const ir::RegValue &v : program.values) {
-      if (v.state)
-        diags.report(DiagID::note_register_value, v.loc, v.name,
-                     ir::valueRegisters(v, kernel.consumerWarpgroups), "state, live all task long");
-      else if (!largest || ir::valueRegisters(v, kernel.consumerWarpgroups) >
-                               ir::valueRegisters(*largest, kernel.consumerWarpgroups))
-        largest = &v;
-    }
-    if (largest)
-      diags.report(DiagID::note_register_value, largest->loc, largest->name,
-                   ir::valueRegisters(*largest, kernel.consumerWarpgroups),
-                   "the largest temporary; a smaller tile along its columns shrinks it");
-    return false;
-  }
-  return true;
-}
-
 } // namespace
 
-bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
+bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &) {
   ir::Plan &plan = kernel.plan;
   const int consumerThreads = kernel.consumerWarpgroups * ir::kWarpgroupThreads;
   // Three consumer warpgroups leave 160 registers a thread only if the
@@ -83,7 +35,45 @@ bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
   int available = (launchRegisters * threads - plan.producerRegisters * ir::kWarpgroupThreads) /
                   consumerThreads / 8 * 8;
   plan.consumerRegisters = std::min(available, kMaxRegisters);
-  return planProgramRegisters(kernel, diags, consumerThreads);
+  return true;
+}
+
+int registerOverhead(const ir::Kernel &kernel) {
+  const Tuning &tuning = kernel.arch->tuning;
+  return tuning.programRegisterOverhead +
+         (kernel.plan.resultParts ? tuning.splitResultRegisterOverhead : 0);
+}
+
+bool checkRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
+  ir::Plan &plan = kernel.plan;
+  const ir::Program &program = kernel.program;
+  RegisterPeak peak = peakLiveRegisters(kernel);
+  if (!peak.op)
+    return true;
+  plan.liveRegisters = peak.registers;
+  // ptxas allocates the code after setmaxnreg.inc within the raised limit (a
+  // 384-thread kernel with ~200 live values compiles without spills after
+  // setmaxnreg.inc 240, and spills at 168): the consumers' share is the budget.
+  const int overhead = registerOverhead(kernel);
+  if (peak.registers + overhead <= plan.consumerRegisters)
+    return true;
+  const int threads = (kernel.consumerWarpgroups + 1) * ir::kWarpgroupThreads;
+  diags.report(DiagID::err_register_budget_live, peak.op->loc, ir::spelling(peak.body),
+               peak.registers, overhead, plan.consumerRegisters, threads);
+  // The values live there, largest first; state in the order declared.
+  std::vector<unsigned> temps = peak.live;
+  std::stable_sort(temps.begin(), temps.end(),
+                   [&](unsigned a, unsigned b) { return peak.cost[a] > peak.cost[b]; });
+  for (size_t v = 0; v < program.values.size(); ++v)
+    if (program.values[v].state)
+      diags.report(DiagID::note_register_value, program.values[v].loc, program.values[v].name,
+                   peak.cost[v], "state, live all task long");
+  for (unsigned v : temps)
+    diags.report(DiagID::note_register_value, program.values[v].loc, program.values[v].name,
+                 peak.cost[v], "a temporary still to be read there");
+  if (peak.held)
+    diags.report(DiagID::note_register_copies, peak.op->loc, peak.held);
+  return false;
 }
 
 } // namespace tkc

@@ -23,8 +23,8 @@ constexpr Tuning kHopperTuning{
     /*pairedShallowRingMinWarpgroups=*/3,
     /*rotateRowBlocksMinWarpgroups=*/3,
     /*skipUnitFactorRegisters=*/64,
-    /*programRegisterOverhead=*/28,
-    /*splitResultRegisterOverhead=*/36,
+    /*programRegisterOverhead=*/20,
+    /*splitResultRegisterOverhead=*/44,
 };
 
 // Shared memory: the per-block opt-in maximum from the CUDA programming

@@ -368,7 +368,7 @@ struct Plan {
   int safeStages = 0; ///< stages wholly before the finish block
   int dynamicSharedBytes = 0;
   int producerRegisters = 0, consumerRegisters = 0;
-  int accumulatorRegisters = 0; ///< per consumer thread
+  int liveRegisters = 0; ///< per consumer thread, at the program's busiest op (check-registers)
   int producerArrivals = 0, consumerArrivals = 0;
   int expectBytes = 0;               ///< bytes the producer arms per stage
   std::vector<int> finishBarrierIds; ///< one named barrier per consumer warpgroup

@@ -62,9 +62,32 @@ bool splitFinish(ir::Kernel &kernel, DiagnosticEngine &diags);
 bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags);
 
 /// Registers: the producer warpgroup keeps 40 (24 beside three consumer
-/// warpgroups), the consumers take the rest (a multiple of 8, at most 256);
-/// checks the program's live values and the target's overhead fit.
+/// warpgroups), the consumers take the rest (a multiple of 8, at most 256).
 bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags);
+
+/// The registers a consumer thread keeps at its program's busiest op: the state, the
+/// temporaries still to be read (compute walked twice, so that what a stage leaves for
+/// the next counts), what the op itself needs beside them (a product's bf16 copy of an
+/// f32 operand, held through its shadow), a value written only as a bf16 operand at
+/// half an f32 tile's cost. RegisterLiveness.cpp says how each kind of op counts.
+struct RegisterPeak {
+  int registers = 0; ///< per consumer thread: state + live temporaries + held copies
+  int state = 0;
+  int held = 0; ///< registers of products' bf16 copies of f32 operands, at `op`
+  const ir::ProgramOp *op = nullptr;
+  ir::Body body = ir::Body::Setup;
+  std::vector<unsigned> live; ///< the temporaries live at `op`
+  std::vector<int> cost;      ///< registers per thread, per value
+};
+RegisterPeak peakLiveRegisters(const ir::Kernel &kernel);
+/// The registers a consumer thread needs beside its live values (the target's Tuning).
+int registerOverhead(const ir::Kernel &kernel);
+
+/// Consumer programs: the registers live at the program's busiest op
+/// (peakLiveRegisters) plus the target's overhead (more beside a result in parts) fit
+/// the consumers' share; otherwise an error at that op with a note per live value.
+/// Runs after the passes that move and fuse ops. Guarantees: plan.liveRegisters.
+bool checkRegisters(ir::Kernel &kernel, DiagnosticEngine &diags);
 
 /// Consumer programs: a row sum that neither feeds nor reads the register-
 /// operand product of compute (attention's `rowsum(p)` beside `p @ v`), with

@@ -48,12 +48,15 @@ struct Tuning {
   /// skipped in a warp whose factors are all 1 (attention's rescale: +2-5 % at 64 registers,
   /// +1-2 % at 128, 1-2 % slower at 32).
   int skipUnitFactorRegisters;
-  /// Registers a consumer program needs beside its live values: addresses, indices and loop
-  /// state (attention at D = 128 with three warpgroups fits setmaxnreg 160 without spills).
+  /// Registers a consumer program needs beside the values live at its busiest op
+  /// (peakLiveRegisters): addresses, indices and loop state. At setmaxnreg 160 attention
+  /// programs with 140 live compile without spills in every variant tried; at 142 some
+  /// spill (soft-capping at D = 128, the 192-key tile at D = 64) and others do not: 140 is
+  /// the most accepted.
   int programRegisterOverhead;
   /// And beside a result kept in column parts (split-finish), whose left half's store runs
   /// while the right half's products are in flight: a 192 x 256 result over three consumer
-  /// warpgroups (128 registers) spilled 12 bytes at setmaxnreg 160 with the overhead alone.
+  /// warpgroups (128 registers) spilled 12 bytes at setmaxnreg 160 with 28 in all.
   int splitResultRegisterOverhead;
 };
 

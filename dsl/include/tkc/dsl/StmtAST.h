@@ -54,6 +54,10 @@ struct Expr {
   /// leaf). The parser bounds it, so that every recursion over an expression,
   /// in the parser and after it, is bounded too.
   unsigned depth = 1;
+  /// The operations (nodes that are not leaves) from this one down; the
+  /// parser bounds them per statement, so that the CUDA of one statement
+  /// stays small enough for ptxas to keep in registers.
+  unsigned operations = 0;
 };
 
 struct Stmt {

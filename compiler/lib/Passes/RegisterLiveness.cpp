@@ -1,0 +1,189 @@
+//===- RegisterLiveness.cpp - The registers a consumer program keeps live --===//
+//
+// Part of tkc. See docs/Architecture.md.
+//
+//===----------------------------------------------------------------------===//
+//
+// A task runs setup once, compute once per stage and finish once. Walking that
+// sequence backwards (compute twice, so that what one stage leaves for the next
+// is live across the loop) gives, before and after each op, the values still
+// to be read. An op's registers are those values plus what it needs itself:
+//
+//   - an elementwise statement or a row reduction works element by element, so
+//     an operand that dies there gives its registers to the result as it goes:
+//     the larger of what is live before and what is live after;
+//   - a product needs its accumulator and register operand at once, and a bf16
+//     copy of an f32 operand that outlives it (the copy is the operand itself
+//     where fuse-elementwise wrote it directly); a product with a shadow keeps
+//     all of them until its wait, after the shadow's ops;
+//   - a store or a global added reads its values and makes none;
+//   - a statement fused with the row sum after it (fuse-elementwise) that nothing
+//     reads past the sum is never whole: it costs nothing.
+//
+// State is live everywhere. A value that fuse-elementwise writes as the bf16
+// operand exists in bf16 only, so it holds half an f32 tile's registers.
+//
+//===----------------------------------------------------------------------===//
+#include "tkc/Passes/Passes.h"
+
+#include <algorithm>
+
+namespace tkc {
+
+namespace {
+struct Step {
+  const ir::ProgramOp *op;
+  ir::Body body;
+  size_t index; ///< in its body
+};
+
+bool definesValue(const ir::ProgramOp &op) {
+  return op.kind == ir::ProgramOp::Kind::Assign || op.kind == ir::ProgramOp::Kind::RowReduce ||
+         op.kind == ir::ProgramOp::Kind::Mma;
+}
+} // namespace
+
+RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
+  const ir::Program &program = kernel.program;
+  const size_t nValues = program.values.size();
+
+  // What each value costs; bf16 where it exists only as a product's operand.
+  std::vector<int> cost(nValues);
+  for (size_t v = 0; v < nValues; ++v)
+    cost[v] = ir::valueRegisters(program.values[v], kernel.consumerWarpgroups);
+  std::vector<bool> operandOnly(nValues, false);
+  ir::forEachOp(program, [&](ir::Body, const ir::ProgramOp &op) {
+    if (op.kind == ir::ProgramOp::Kind::Assign && op.writesOperand)
+      operandOnly[op.dst] = true;
+  });
+  for (size_t v = 0; v < nValues; ++v)
+    if (operandOnly[v])
+      cost[v] /= 2;
+  auto bf16Copy = [&](unsigned v) { return operandOnly[v] ? 0 : cost[v] / 2; };
+
+  std::vector<Step> steps;
+  auto append = [&](ir::Body body) {
+    const std::vector<ir::ProgramOp> &ops = program.body(body);
+    for (size_t i = 0; i < ops.size(); ++i)
+      steps.push_back({&ops[i], body, i});
+  };
+  append(ir::Body::Setup);
+  append(ir::Body::Compute);
+  append(ir::Body::Compute);
+  append(ir::Body::Finish);
+  const size_t n = steps.size();
+
+  // Reads at each step; a product's operands are read again where its shadow ends,
+  // and its bf16 copy of an f32 operand is held through the shadow.
+  std::vector<std::vector<unsigned>> reads(n);
+  std::vector<int> held(n, 0);
+  for (size_t s = 0; s < n; ++s) {
+    const ir::ProgramOp &op = *steps[s].op;
+    for (unsigned v : ir::valuesRead(op))
+      reads[s].push_back(v);
+    if (op.kind != ir::ProgramOp::Kind::Mma || !op.shadow)
+      continue;
+    std::vector<unsigned> operands{op.dst};
+    int copies = 0;
+    for (const ir::MmaOperand *o : {&op.a, &op.b})
+      if (o->where == ir::MmaOperand::Where::Register) {
+        operands.push_back(o->index);
+        copies += bf16Copy(o->index);
+      }
+    const size_t end = std::min(n - 1, s + op.shadow); // the wait
+    for (unsigned v : operands)
+      reads[end].push_back(v);
+    for (size_t t = s + 1; t <= end; ++t)
+      held[t] += copies;
+  }
+
+  // Backwards: live[s] = the temporaries live after step s.
+  std::vector<std::vector<bool>> liveAfter(n, std::vector<bool>(nValues, false));
+  std::vector<bool> live(nValues, false);
+  for (size_t s = n; s-- > 0;) {
+    liveAfter[s] = live;
+    const ir::ProgramOp &op = *steps[s].op;
+    if (definesValue(op))
+      live[op.dst] = false;
+    for (unsigned v : reads[s])
+      live[v] = true;
+  }
+
+  int state = 0;
+  for (size_t v = 0; v < nValues; ++v)
+    if (program.values[v].state)
+      state += cost[v];
+  auto sum = [&](const std::vector<bool> &set, std::vector<unsigned> *out) {
+    int total = 0;
+    for (size_t v = 0; v < nValues; ++v)
+      if (set[v] && !program.values[v].state) {
+        total += cost[v];
+        if (out)
+          out->push_back(static_cast<unsigned>(v));
+      }
+    return total;
+  };
+
+  // A statement fused with the row sum after it, which nothing reads past the sum, is
+  // summed element by element as it is made: it never exists as a whole tile.
+  std::vector<bool> transient(n, false);
+  for (size_t s = 0; s + 1 < n; ++s) {
+    const ir::ProgramOp &op = *steps[s].op;
+    transient[s] =
+        op.kind == ir::ProgramOp::Kind::Assign && op.fusedRowSum && !liveAfter[s + 1][op.dst];
+  }
+
+  RegisterPeak peak;
+  peak.state = state;
+  for (size_t s = 0; s < n; ++s) {
+    const ir::ProgramOp &op = *steps[s].op;
+    std::vector<bool> before = s ? liveAfter[s - 1] : std::vector<bool>(nValues, false);
+    std::vector<bool> after = liveAfter[s];
+    if (op.kind == ir::ProgramOp::Kind::Mma)
+      after[op.dst] = true; // written, even where nothing reads it (a dead statement is not)
+    if (transient[s])
+      after[op.dst] = false;
+    if (s && transient[s - 1])
+      before[steps[s - 1].op->dst] = false;
+    int regs = 0, copies = held[s];
+    std::vector<bool> *at = &after;
+    std::vector<bool> both(nValues);
+    switch (op.kind) {
+    case ir::ProgramOp::Kind::Assign:
+    case ir::ProgramOp::Kind::RowReduce:
+      if (sum(before, nullptr) > sum(after, nullptr))
+        at = &before;
+      regs = sum(*at, nullptr);
+      break;
+    case ir::ProgramOp::Kind::Mma:
+      for (size_t v = 0; v < nValues; ++v)
+        both[v] = before[v] || after[v];
+      at = &both;
+      regs = sum(both, nullptr);
+      for (const ir::MmaOperand *o : {&op.a, &op.b})
+        if (o->where == ir::MmaOperand::Where::Register && after[o->index])
+          copies += bf16Copy(o->index);
+      break;
+    default:
+      for (size_t v = 0; v < nValues; ++v)
+        both[v] = before[v] || after[v];
+      at = &both;
+      regs = sum(both, nullptr);
+      break;
+    }
+    regs += copies;
+    if (regs + state > peak.registers || !peak.op) {
+      peak.registers = regs + state;
+      peak.op = &op;
+      peak.body = steps[s].body;
+      peak.live.clear();
+      sum(*at, &peak.live);
+      peak.held = copies;
+    }
+  }
+  for (size_t v = 0; v < nValues; ++v)
+    peak.cost.push_back(cost[v]);
+  return peak;
+}
+
+} // namespace tkc
