@@ -19,7 +19,10 @@
 #          $OUT/attention-sanitize-*.log;
 #   bench: bench/attention/run.py, the FlashAttention-3 protocol against torch
 #          SDPA's cuDNN and FlashAttention-2 backends; records in
-#          $OUT/attention-bench.json, log in $OUT/attention-bench.log.
+#          $OUT/attention-bench.json, log in $OUT/attention-bench.log;
+#   variants: bench/attention/variants.py, the variant specs (ALiBi) against
+#          FlexAttention, paired and with the L2 evicted; records in
+#          $OUT/attention-variants{,-cold}.json, logs beside them.
 # QUICK=1 runs fewer sequence lengths in both; COLD_L2=1 evicts the L2 before every
 # timed run of the benchmark.
 set -uo pipefail
@@ -71,6 +74,15 @@ if [[ " $steps " == *" bench "* ]]; then
   python3 bench/attention/run.py --out "$OUT/attention-bench.json" --commit "$COMMIT" \
     "${quick[@]}" ${COLD_L2:+--cold-l2} 2>&1 | tee "$OUT/attention-bench.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(bench)
+fi
+if [[ " $steps " == *" variants "* ]]; then
+  echo "== variants against FlexAttention, paired, then with the L2 evicted"
+  python3 bench/attention/variants.py --out "$OUT/attention-variants.json" --commit "$COMMIT" \
+    "${quick[@]}" 2>&1 | tee "$OUT/attention-variants.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(variants)
+  python3 bench/attention/variants.py --out "$OUT/attention-variants-cold.json" \
+    --commit "$COMMIT" --cold-l2 "${quick[@]}" 2>&1 | tee "$OUT/attention-variants-cold.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(variants-cold)
 fi
 if ((${#failed[@]})); then
   echo "device-attention: FAILED: ${failed[*]}"

@@ -11,7 +11,8 @@ and L, the natural-log log-sum-exp of each row of the scores, against the
 reference's. Also: a non-default scale, outputs allocated by the call and
 passed as a dict, the argument checks on real tensors (H not a multiple of
 H_kv is refused by the launcher), and the sliding-window and soft-capping
-variants when their specs exist (SKIP otherwise). Last, a program that stages its
+variants and ALiBi (per-head slopes read from a global) when their specs exist (SKIP
+otherwise). Last, a program that stages its
 store in the finish block rather than in its q tile (test/Emit/finish-block.yaml:
 V and O are 128 wide, Q and K 64), whose block is released late (release_finish)
 and is one per warpgroup: O against the same reference.
@@ -41,6 +42,7 @@ SPECS = ROOT / "kernels-spec"
 ATTENTION = SPECS / "attention_fwd.yaml"
 SLIDING_WINDOW = SPECS / "attention_sliding_window.yaml"
 SOFTCAP = SPECS / "attention_softcap.yaml"
+ALIBI = SPECS / "attention_alibi.yaml"
 FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
 
 # O is bf16: rounding alone is up to 2^-9 of |O| (|O| < ~4 here); the bounds
@@ -79,7 +81,7 @@ def visible(n, causal=False, window=None, device="cpu"):
     return keep
 
 
-def reference(Q, K, V, scale, causal=False, window=None, softcap=None):
+def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None):
     """(O, L) in fp32 for bf16 Q [B, H, N, D], K and V [B, H_kv, N, D]."""
     B, H, N, D = Q.shape
     H_kv = K.shape[1]
@@ -98,6 +100,9 @@ def reference(Q, K, V, scale, causal=False, window=None, softcap=None):
         S = torch.matmul(q, k.transpose(-1, -2)) * scale
         if softcap is not None:
             S = torch.tanh(S / softcap) * softcap
+        if slopes is not None:  # ALiBi: slopes[h] * (j - i)
+            pos = torch.arange(N, device=Q.device, dtype=torch.float32)
+            S += slopes[h0:h1].float()[None, :, None, None] * (pos[None, :] - pos[:, None])
         S.masked_fill_(~keep, float("-inf"))
         lse = torch.logsumexp(S, dim=-1)
         P = torch.exp(S - lse[..., None])
@@ -107,7 +112,7 @@ def reference(Q, K, V, scale, causal=False, window=None, softcap=None):
     return O, L
 
 
-def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None):
+def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None):
     """The same, one element at a time in Python floats (tiny sizes only)."""
     B, H, N, D = Q.shape
     group = H // K.shape[1]
@@ -127,6 +132,8 @@ def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None):
                     s = scale * sum(q[b][h][i][d] * k[b][g][j][d] for d in range(D))
                     if softcap is not None:
                         s = softcap * math.tanh(s / softcap)
+                    if slopes is not None:
+                        s += float(slopes[h]) * (j - i)
                     scores[j] = s
                 m = max(scores.values())
                 total = sum(math.exp(s - m) for s in scores.values())
@@ -152,16 +159,19 @@ def self_test():
                 Q = torch.randn(2, 4, N, 3, generator=gen).bfloat16()
                 K = torch.randn(2, 2, N, 3, generator=gen).bfloat16()
                 V = torch.randn(2, 2, N, 3, generator=gen).bfloat16()
+                slopes = torch.tensor([0.5, 0.25, -0.3, 1.0])
                 for kw in ({}, {"causal": True}, {"window": 1}, {"window": 3},
-                           {"softcap": 0.7}, {"softcap": 0.7, "causal": True}):
+                           {"softcap": 0.7}, {"softcap": 0.7, "causal": True},
+                           {"slopes": slopes}, {"slopes": slopes, "causal": True}):
                     got = reference(Q, K, V, 1.3, **kw)
                     want = naive_reference(Q, K, V, 1.3, **kw)
                     err = max((got[0] - want[0]).abs().max().item(),
                               (got[1] - want[1]).abs().max().item())
                     ok = err < 1e-5
                     failures += not ok
+                    shown = {k: (v.tolist() if torch.is_tensor(v) else v) for k, v in kw.items()}
                     print("%s reference self-test N=%d %s chunk=%d: max error %.1e"
-                          % ("ok  " if ok else "FAIL", N, kw or "full", chunk_bytes, err),
+                          % ("ok  " if ok else "FAIL", N, shown or "full", chunk_bytes, err),
                           flush=True)
     finally:
         REFERENCE_CHUNK_BYTES = saved
@@ -240,7 +250,7 @@ def errors(O, L, O_ref, L_ref):
 
 
 def check_case(results, kernel, B, H, H_kv, N, gen, scalars=None, causal=False, window=None,
-               softcap=None, scale=None, label=""):
+               softcap=None, scale=None, label="", slopes=None):
     """One launch with poisoned outputs against the reference."""
     D = head_dim(kernel)
     scalars = dict(scalars or {})
@@ -256,12 +266,14 @@ def check_case(results, kernel, B, H, H_kv, N, gen, scalars=None, causal=False, 
     L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
     what = "%s B=%d H=%d H_kv=%d N=%d scale=%.4g%s" % (kernel.name, B, H, H_kv, N, scale, label)
     try:
-        got = kernel(Q, K, V, out=(O, L), **scalars)
+        inputs = (slopes,) if slopes is not None else ()
+        got = kernel(Q, K, V, *inputs, out=(O, L), **scalars)
         torch.cuda.synchronize()
     except Exception as e:  # a refusal or a crash is a failure of this case
         results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
         return
-    O_ref, L_ref = reference(Q, K, V, scale, causal=causal, window=window, softcap=softcap)
+    O_ref, L_ref = reference(Q, K, V, scale, causal=causal, window=window, softcap=softcap,
+                             slopes=slopes)
     o_max, o_fro, l_max, nan_rows = errors(O, L, O_ref, L_ref)
     ok = (got[0] is O and got[1] is L and nan_rows == 0 and o_max <= O_MAX_ABS
           and o_fro <= O_REL_FRO and l_max <= L_MAX_ABS)
@@ -434,6 +446,27 @@ def check_softcap(results, n_values, gen):
             expect_scalar_refused(results, kernel, name, 0.0, r"must be > 0, got 0\.0")
 
 
+def check_alibi(results, n_values, gen):
+    """ALiBi: the paper's slopes (2^(-8 (h + 1) / H)) and random ones of either sign."""
+    if not ALIBI.exists():
+        results.skip("ALiBi: %s does not exist" % ALIBI.relative_to(ROOT))
+        return
+    import tkc
+    module = tkc.load(ALIBI)
+    cases = [(1, 8, 8, 1), (2, 8, 2, 17), (2, 8, 2, 193), (1, 8, 8, 1000), (2, 8, 1, 100)]
+    if 4096 in n_values:
+        cases.append((1, 8, 2, 4096))
+    for kernel in module.kernels.values():
+        causal = is_causal(kernel)
+        for B, H, H_kv, N in cases:
+            paper = torch.tensor([2.0 ** (-8.0 * (h + 1) / H) for h in range(H)], device="cuda")
+            check_case(results, kernel, B, H, H_kv, N, gen, causal=causal, slopes=paper,
+                       label=" slopes=paper")
+        uniform = torch.rand(8, device="cuda", generator=gen) * 2 - 1
+        check_case(results, kernel, 2, 8, 2, 300, gen, causal=causal, slopes=uniform,
+                   scalars={"scale": 1.0}, label=" slopes=U(-1,1)")
+
+
 def check_finish_block(results, n_values, gen):
     """O = softmax(scale Q K^T) V with V wider than Q: the store stages in the finish block."""
     import tkc
@@ -483,6 +516,7 @@ def run_all(quick=False, seed=2024):
     check_outputs_and_errors(results, module, gen)
     check_sliding_window(results, n_values, gen)
     check_softcap(results, n_values, gen)
+    check_alibi(results, n_values, gen)
     check_finish_block(results, n_values, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)

@@ -299,6 +299,7 @@ void KernelPrinter::printConsumer() {
       }
     }
     beginFunction();
+    printTaskReads();
     printOps(prog.setup);
     printComputeIters(idle);
     if (loads)

@@ -324,6 +324,10 @@ void KernelPrinter::printGlobalMember(unsigned g) {
   case ir::GlobalRole::Rows:
     w.linef("{} *{}; // one value per row", kittensScalar(global.dtype), global.name);
     return;
+  case ir::GlobalRole::Read:
+    w.linef("const {} *{}; // read as numbers, once per task", kittensScalar(global.dtype),
+            global.name);
+    return;
   case ir::GlobalRole::Unused:
     w.linef("// '{}' is declared but this instantiation does not use it", global.name);
     return;
@@ -401,6 +405,8 @@ void KernelPrinter::printLayout() {
       else
         w.linef("kittens::rt_fl<{}, {}> {};", kWarpRows, v.cols, v.name);
     }
+    for (size_t r = 0; r < k.taskReads.size(); ++r)
+      w.linef("float tkc_read{}; // {}", r, k.taskReads[r].text);
   }
 }
 

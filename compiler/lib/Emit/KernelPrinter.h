@@ -124,7 +124,11 @@ private:
   void printOps(const std::vector<ir::ProgramOp> &ops);
   void printOps(const ir::ProgramOp *begin, const ir::ProgramOp *end);
   std::string valueRef(unsigned index) const;
+  /// The consumer state's register holding task read `index` (Kernel::taskReads).
+  std::string taskReadRef(unsigned index) const;
+  void printTaskReads();
   std::string elementwise(const ir::Elementwise &e) const;
+  std::string floatPosition(const ir::Elementwise &e) const;
   void printApply(const std::string &dst, bool tile, const ir::Elementwise &e);
   void declareIfNew(unsigned index);
   void printAssign(const ir::ProgramOp &op);

@@ -184,6 +184,7 @@ void KernelPrinter::printGlobalInit(unsigned g) {
     w.linef("globals.{} = {};", global.name, glValue(global, isConst));
     return;
   case ir::GlobalRole::Rows:
+  case ir::GlobalRole::Read:
     w.linef("globals.{0} = {0};", global.name);
     return;
   case ir::GlobalRole::Unused:

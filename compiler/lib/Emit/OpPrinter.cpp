@@ -23,6 +23,8 @@
 
 #include <algorithm>
 
+#include <functional>
+
 namespace tkc::emit {
 
 namespace {
@@ -72,9 +74,94 @@ std::string KernelPrinter::valueRef(unsigned index) const {
   return v.state ? "args.state." + v.name : v.name;
 }
 
+std::string KernelPrinter::taskReadRef(unsigned index) const {
+  return fmt::format("args.state.tkc_read{}", index);
+}
+
+/// Each task's reads of globals as numbers, once, at its setup's start.
+void KernelPrinter::printTaskReads() {
+  for (size_t r = 0; r < k.taskReads.size(); ++r) {
+    const ir::TaskRead &read = k.taskReads[r];
+    const ir::Global &g = k.globals[read.global];
+    std::string offset;
+    for (size_t d = 0; d < read.coords.size(); ++d)
+      offset = d == 0 ? fmt::format("(long long){}", coordExpr(read.coords[0]))
+                      : fmt::format("({}) * {} + {}", offset, sizeExpr(g.dims[d]),
+                                    coordExpr(read.coords[d]));
+    w.comment(fmt::format("'{}', this task's", read.text));
+    w.linef("{} = static_cast<float>(args.globals.{}[{}]);", taskReadRef(static_cast<unsigned>(r)),
+            g.name, offset);
+  }
+}
+
+namespace {
+/// A position, or a sum or difference of positions: an integer in the printed code.
+bool isPosition(const ir::Elementwise &e) {
+  using Kind = ir::Elementwise::Kind;
+  switch (e.kind) {
+  case Kind::RowIndex:
+  case Kind::ColIndex:
+    return true;
+  case Kind::Unary:
+    return e.unary == ir::UnaryOp::Neg && isPosition(e.operands[0]);
+  case Kind::Binary:
+    return (e.binary == ir::BinaryOp::Add || e.binary == ir::BinaryOp::Sub) &&
+           isPosition(e.operands[0]) && isPosition(e.operands[1]);
+  default:
+    return false;
+  }
+}
+} // namespace
+
+/// A position (isPosition) as a float, in three parts: the block's (an integer the same in
+/// every element, converted once), the lane's (floats kittens converted once) and a constant of
+/// the unrolled loops. Each element then adds one constant, and converts no integer (ALiBi's
+/// `slope * (col(j) - row(i))`).
+std::string KernelPrinter::floatPosition(const ir::Elementwise &e) const {
+  using Kind = ir::Elementwise::Kind;
+  std::string block, lane, constant;
+  auto add = [](std::string &sum, bool negative, const std::string &term) {
+    sum = sum.empty() ? (negative ? "-" : "") + term
+                      : fmt::format("{} {} {}", sum, negative ? "-" : "+", term);
+  };
+  std::function<void(const ir::Elementwise &, bool)> collect = [&](const ir::Elementwise &x,
+                                                                   bool negative) {
+    switch (x.kind) {
+    case Kind::RowIndex:
+      add(block, negative,
+          fmt::format("({} * {}{} + tkc_row)", varExpr(x.var), x.step,
+                      x.var == k.loopBound.stopVar ? minusLeadRows() : ""));
+      add(lane, negative, "tkc_e.lane_row");
+      add(constant, negative, "tkc_e.const_row");
+      return;
+    case Kind::ColIndex:
+      add(block, negative,
+          tailOf && x.var == k.loop.name ? std::string("tkc_element")
+                                         : fmt::format("{} * {}", varExpr(x.var), x.step));
+      add(lane, negative, "tkc_e.lane_col");
+      add(constant, negative, "tkc_e.const_col");
+      return;
+    case Kind::Unary:
+      collect(x.operands[0], !negative);
+      return;
+    default:
+      collect(x.operands[0], negative);
+      collect(x.operands[1], x.binary == ir::BinaryOp::Sub ? !negative : negative);
+      return;
+    }
+  };
+  collect(e, false);
+  return fmt::format("((static_cast<float>({}) + ({})) + static_cast<float>({}))", block, lane,
+                     constant);
+}
+
 std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
   using Kind = ir::Elementwise::Kind;
   auto operand = [&](size_t i) { return elementwise(e.operands[i]); };
+  // A factor, divisor or function argument that is a position: as a float.
+  auto number = [&](size_t i) {
+    return isPosition(e.operands[i]) ? floatPosition(e.operands[i]) : operand(i);
+  };
   switch (e.kind) {
   case Kind::Value:
     return fmt::format("kittens::at({}, tkc_e)", valueRef(e.value));
@@ -82,6 +169,8 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
     return floatLiteral(e.number);
   case Kind::Scalar:
     return "args.globals." + k.scalars[e.value].name;
+  case Kind::TaskRead:
+    return taskReadRef(e.value);
   case Kind::RowIndex:
     return fmt::format("({} * {}{} + tkc_row + tkc_e.row)", varExpr(e.var), e.step,
                        e.var == k.loopBound.stopVar ? minusLeadRows() : "");
@@ -94,12 +183,15 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
       return "(-" + operand(0) + ")";
     if (e.unary == ir::UnaryOp::Not)
       return "(!" + operand(0) + ")";
-    return std::string(unaryFunction(e.unary)) + "(" + operand(0) + ")";
+    return std::string(unaryFunction(e.unary)) + "(" + number(0) + ")";
   case Kind::Binary:
     switch (e.binary) {
     case ir::BinaryOp::Max:
     case ir::BinaryOp::Min:
       return fmt::format("f{}f({}, {})", ir::spelling(e.binary), operand(0), operand(1));
+    case ir::BinaryOp::Mul:
+    case ir::BinaryOp::Div:
+      return fmt::format("({} {} {})", number(0), ir::spelling(e.binary), number(1));
     case ir::BinaryOp::And:
       return fmt::format("({} && {})", operand(0), operand(1));
     case ir::BinaryOp::Or:

@@ -252,6 +252,8 @@ std::string Elementwise::str(const Program &program, const std::vector<Scalar> &
     return fmt::format("{}", number);
   case Kind::Scalar:
     return scalars[value].name;
+  case Kind::TaskRead:
+    return var;
   case Kind::RowIndex:
     return "row(" + var + ")";
   case Kind::ColIndex:
@@ -554,6 +556,9 @@ GlobalRole globalRole(const Kernel &k, unsigned g) {
       break;
     }
   });
+  if (role == GlobalRole::Unused &&
+      llvm::any_of(k.taskReads, [&](const TaskRead &r) { return r.global == g; }))
+    role = GlobalRole::Read;
   return role;
 }
 

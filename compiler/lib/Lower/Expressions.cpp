@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 namespace tkc::lower {
 
 namespace {
@@ -272,15 +274,50 @@ std::optional<Typed> Lowering::lowerValue(const Expr &expr, std::vector<ir::Prog
                    "the only member is '.T'");
     return std::nullopt;
   case Expr::Kind::Index:
-    diags.report(DiagID::err_sema_unsupported, expr.loc, "reading a global in " + what,
-                 "load tiles in the producer or in 'setup', or add a global to a tile in "
-                 "'finish' with 'x = x + G[...]'");
-    return std::nullopt;
+    return lowerTaskRead(expr);
   default:
     diags.report(DiagID::err_sema_unsupported, expr.loc, "this expression in " + what,
                  "see docs/SpecReference.md for the tile language");
     return std::nullopt;
   }
+}
+
+std::optional<Typed> Lowering::lowerTaskRead(const Expr &access) {
+  const std::string what = "'" + currentBody + "'";
+  // One number per task: each index a task index stepping by 1 (its task number), an
+  // expression of those and of sizes, or 0.
+  for (size_t d = 1; d < access.operands.size(); ++d) {
+    const Expr &index = *access.operands[d];
+    if (index.kind != Expr::Kind::Name)
+      continue;
+    const ir::IterVar *var = findIterVar(index.text);
+    if (var && (index.text == kernel.loop.name || var->step != 1)) {
+      diags.report(DiagID::err_sema_read_index, index.loc, access.operands[0]->text, d, index.text,
+                   index.text == kernel.loop.name ? "the loop's index changes every stage"
+                                                  : fmt::format("it steps by {}", var->step));
+      return std::nullopt;
+    }
+  }
+  auto lowered = lowerAccess(access, {}, what, "one element");
+  if (!lowered)
+    return std::nullopt;
+  std::vector<std::string> coords;
+  for (const ir::Coord &c : lowered->second)
+    coords.push_back(c.str());
+  ir::TaskRead read;
+  read.global = lowered->first;
+  read.coords = std::move(lowered->second);
+  read.text = fmt::format("{}[{}]", kernel.globals[read.global].name, llvm::join(coords, ", "));
+  read.loc = access.loc;
+  auto same =
+      llvm::find_if(kernel.taskReads, [&](const ir::TaskRead &r) { return r.text == read.text; });
+  Typed t;
+  t.e.kind = ir::Elementwise::Kind::TaskRead;
+  t.e.value = static_cast<unsigned>(same - kernel.taskReads.begin());
+  t.e.var = read.text;
+  if (same == kernel.taskReads.end())
+    kernel.taskReads.push_back(std::move(read));
+  return t;
 }
 
 std::optional<Typed> Lowering::binary(const std::string &op, Typed lhs, Typed rhs, SourceLoc loc) {

@@ -248,6 +248,10 @@ private:
 
   std::optional<Typed> binary(const std::string &op, Typed lhs, Typed rhs, SourceLoc loc);
   std::optional<Typed> lowerCall(const Expr &call, std::vector<ir::ProgramOp> &ops);
+  /// `G[h]` as a number: a TaskRead.
+  std::optional<Typed> lowerTaskRead(const Expr &access);
+  /// A global read as numbers is not also loaded, stored or added as tiles.
+  void checkTaskReadsAlone();
 
   /// The global dimension that rows (`dim` 0) or columns (1) of stage tile
   /// `tile` come from, as a bound; none when the tile lies wholly inside a

@@ -19,6 +19,8 @@
 
 #include <algorithm>
 
+#include <set>
+
 namespace tkc::lower {
 
 std::vector<const stmt::Stmt *>
@@ -151,6 +153,15 @@ void Lowering::lowerLoads() {
     }
     kernel.loads.push_back(
         ir::Load{tile->second, access->first, std::move(access->second), statement->loc});
+  }
+}
+
+void Lowering::checkTaskReadsAlone() {
+  std::set<unsigned> reported;
+  for (const ir::TaskRead &read : kernel.taskReads) {
+    ir::GlobalRole role = ir::globalRole(kernel, read.global);
+    if (role != ir::GlobalRole::Read && reported.insert(read.global).second)
+      diags.report(DiagID::err_sema_read_global_role, read.loc, kernel.globals[read.global].name);
   }
 }
 

@@ -64,6 +64,7 @@ std::optional<ir::Kernel> Lowering::run() {
   if (diags.getNumErrors() != errorsBefore)
     return std::nullopt;
   checkEveryLoadIsUsed();
+  checkTaskReadsAlone();
   if (diags.getNumErrors() != errorsAtStart)
     return std::nullopt;
   return std::move(kernel);

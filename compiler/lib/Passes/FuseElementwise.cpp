@@ -50,6 +50,7 @@ bool isAffine(const ir::Elementwise &e) {
   case Kind::ColIndex:
   case Kind::Number:
   case Kind::Scalar:
+  case Kind::TaskRead:
     return true;
   case Kind::Unary:
     return e.unary == ir::UnaryOp::Neg && isAffine(e.operands[0]);

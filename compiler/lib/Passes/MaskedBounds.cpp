@@ -226,6 +226,8 @@ private:
     }
     case Kind::Scalar:
       return k.scalars[e.value].positive() ? Fact::of(W::Positive) : Fact{};
+    case Kind::TaskRead:
+      return Fact{};
     case Kind::RowIndex:
       return e.var == rowVar ? Fact::of(W::Row) : Fact{};
     case Kind::ColIndex:

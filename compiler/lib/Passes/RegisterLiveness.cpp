@@ -109,7 +109,8 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
       live[v] = true;
   }
 
-  int state = 0;
+  // A number read per task (TaskRead) holds one register.
+  int state = static_cast<int>(kernel.taskReads.size());
   for (size_t v = 0; v < nValues; ++v)
     if (program.values[v].state)
       state += cost[v];

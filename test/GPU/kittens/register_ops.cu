@@ -184,6 +184,40 @@ static void run3() {
   harness::expect_close("warp_any_differs: uniform over the warp, NaN differs", out.download(), want, 0, 0);
 }
 
+// An element's position in two parts: lane_row + const_row is row and lane_col + const_col is
+// col, for apply over a tile (out rows 0-15: row, 16-31: col, as written by each element) and
+// over a row vector (out row 32: the vector's rows). Compared with row and col themselves,
+// which the other tests check.
+__global__ void kernel5(gfl out) {
+  rt_fl<32, 32> t;
+  apply(t, [&](const element &e) {
+    const float row = e.lane_row + static_cast<float>(e.const_row);
+    const float col = e.lane_col + static_cast<float>(e.const_col);
+    return (row == static_cast<float>(e.row) && col == static_cast<float>(e.col))
+               ? row * 32.f + col
+               : -1.f;
+  });
+  store(out, t, coord{});
+  rt_fl<32, 16>::col_vec v;
+  apply(v, [&](const vector_element &e) {
+    const float row = e.lane_row + static_cast<float>(e.const_row);
+    return row == static_cast<float>(e.row) ? row : -1.f;
+  });
+  store_rows(&out[{0, 0, 32, 0}], v, 0, 32);
+}
+
+static void run5() {
+  harness::dbuf<float> out(33 * 32);
+  out.poison();
+  kernel5<<<1, 32>>>(gfl(out.p, 1, 1, 33, 32));
+  CHECK_LAUNCH();
+  std::vector<double> want(33 * 32);
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 32; ++c) want[r * 32 + c] = r * 32 + c;
+  for (int r = 0; r < 32; ++r) want[32 * 32 + r] = r;
+  harness::expect_close("element positions: lane part + constant part", out.download(), want, 0, 0);
+}
+
 // row_reduce_elements_partial leaves each lane the sum of its own columns (lane % 4 == q
 // holds columns 2q, 2q+1, 8+2q, 9+2q of every 16); a share scaled by a per-row factor and
 // added to another share is still a share; complete_row_reduce makes the rows' sums.
@@ -244,6 +278,7 @@ int main() {
   run2();
   run3();
   run4();
+  run5();
   const int R1 = 40, C1 = 56, R2 = 45, C2 = 50; // C2 * 2 bytes is not a multiple of 16
   auto hx = harness::randn<bf16>(R1 * C1), hx2 = harness::randn<bf16>(R2 * C2);
   dbuf<bf16> dx(R1 * C1), dx2(R2 * C2);

@@ -117,6 +117,16 @@ struct Coord {
   std::string str() const { return expr ? expr->str() : var.empty() ? "0" : var; }
 };
 
+/// `G[coords]` read as a number in the consumer's program, its coordinates elements
+/// indexed by task indices (each one's task number), sizes and numbers: one value per
+/// task, loaded once in setup into a register of the consumer's state.
+struct TaskRead {
+  unsigned global = 0;
+  std::vector<Coord> coords;
+  std::string text; ///< as written: `slopes[h]`
+  SourceLoc loc;
+};
+
 /// `tile = Global[coords]` in the producer: one TMA tile load per stage.
 struct Load {
   unsigned tile;   ///< index into Kernel::stageTiles
@@ -193,6 +203,7 @@ struct Elementwise {
     Value,    ///< `value`: a register value
     Number,   ///< `number` (may be +-inf)
     Scalar,   ///< `value`: index into Kernel::scalars
+    TaskRead, ///< `value`: index into Kernel::taskReads (`var`: as written, `slopes[h]`)
     RowIndex, ///< row(var): var * step + the element's row in the block
     ColIndex, ///< col(var): var * step + the element's column
     Unary,    ///< `unary` of operands[0]
@@ -429,6 +440,7 @@ struct Kernel {
 
   std::vector<Global> globals;
   std::vector<Scalar> scalars; ///< launcher arguments after the sizes, in order
+  std::vector<TaskRead> taskReads;
   std::vector<StageTile> stageTiles;
   std::vector<IterVar> tasks;
   IterVar loop;
@@ -479,6 +491,7 @@ enum class GlobalRole {
   AddColumn, ///< read by an AddGlobal as a vector along the columns
   AddTile,   ///< read by an AddGlobal as a tile
   Rows,      ///< stored one value per row
+  Read,      ///< read as numbers, one per task (TaskRead)
 };
 GlobalRole globalRole(const Kernel &kernel, unsigned g);
 

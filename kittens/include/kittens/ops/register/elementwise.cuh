@@ -64,15 +64,36 @@ KITTENS_DEVICE float tanh(float x) {
 struct element {
   int i, j, k, h; ///< fragment row and column, pair (0..3), half of the pair (0: .x, 1: .y)
   int row, col;   ///< inside the warp's tile
+  /// row and col in two parts: the lane's, as floats converted once per call, and the rest,
+  /// constants of the unrolled loops. A sum of positions as a float is then one add per
+  /// element, not a conversion (which would share the special-function pipe with exp2).
+  float lane_row, lane_col;
+  int const_row, const_col;
 };
 
 /// One element of an ortho (per-row) vector: data[i], half h (0: row g, 1: row g + 8).
 struct vector_element {
   int i, h;
   int row; ///< inside the warp's rows
+  float lane_row; ///< row in two parts, as for element
+  int const_row;
 };
 
 namespace detail {
+/// A lane's part of its elements' positions (row_layout(lane, k, h) is row_layout(lane, 0, 0)
+/// plus row_layout(0, k, h)), converted to float once.
+struct lane_position {
+  float row, col;
+  KITTENS_DEVICE explicit lane_position(int lane)
+      : row(static_cast<float>(fragment::row_layout(lane, 0, 0).row)),
+        col(static_cast<float>(fragment::row_layout(lane, 0, 0).col)) {}
+  /// The element (i, j, k, h) whose layout position is p = row_layout(lane, k, h).
+  KITTENS_DEVICE element at(int i, int j, int k, int h, fragment::rc p) const {
+    const fragment::rc c = fragment::row_layout(0, k, h);
+    return element{i, j, k, h, 16 * i + p.row, 16 * j + p.col, row, col, 16 * i + c.row,
+                   16 * j + c.col};
+  }
+};
 template <class P> KITTENS_DEVICE float pair_half(const P &p, int h) {
   float2 f = pair_to_float2(p);
   return h ? f.y : f.x;
@@ -101,13 +122,14 @@ template <ducks::rv::ortho V> KITTENS_DEVICE float at(const V &v, const vector_e
 template <ducks::rt::row_layout RT, class F> KITTENS_DEVICE void apply(RT &dst, F f) {
   using P = typename RT::packed;
   const int l = laneid();
+  const detail::lane_position lane(l);
   KITTENS_UNROLL for (int i = 0; i < RT::height; ++i)
     KITTENS_UNROLL for (int j = 0; j < RT::width; ++j)
       KITTENS_UNROLL for (int k = 0; k < 4; ++k) {
         float v[2];
         KITTENS_UNROLL for (int h = 0; h < 2; ++h) {
           const fragment::rc p = fragment::row_layout(l, k, h);
-          v[h] = f(element{i, j, k, h, 16 * i + p.row, 16 * j + p.col});
+          v[h] = f(lane.at(i, j, k, h, p));
         }
         dst.tiles[i][j].data[k] = convert<P>(make_float2(v[0], v[1]));
       }
@@ -117,9 +139,10 @@ template <ducks::rt::row_layout RT, class F> KITTENS_DEVICE void apply(RT &dst, 
 template <ducks::rv::ortho V, class F> KITTENS_DEVICE void apply(V &dst, F f) {
   using P = packed_t<typename V::dtype>;
   const int g = laneid() / 4;
+  const float gf = static_cast<float>(g);
   KITTENS_UNROLL for (int i = 0; i < V::tiles; ++i) {
-    const float lo = f(vector_element{i, 0, 16 * i + g});
-    const float hi = f(vector_element{i, 1, 16 * i + g + 8});
+    const float lo = f(vector_element{i, 0, 16 * i + g, gf, 16 * i});
+    const float hi = f(vector_element{i, 1, 16 * i + g + 8, gf, 16 * i + 8});
     dst.data[i] = convert<P>(make_float2(lo, hi));
   }
 }
@@ -128,6 +151,7 @@ namespace detail {
 template <bool Bounded, bool Partial, class RT, class Op, class F>
 KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f, int col_limit) {
   const int l = laneid();
+  const lane_position lane(l);
   KITTENS_UNROLL for (int i = 0; i < RT::height; ++i) {
     float lo = init, hi = init; // rows g (pairs 0, 2) and g + 8 (pairs 1, 3)
     KITTENS_UNROLL for (int j = 0; j < RT::width; ++j)
@@ -136,7 +160,7 @@ KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float in
           const fragment::rc p = fragment::row_layout(l, k, h);
           const int col = 16 * j + p.col;
           if (!Bounded || col < col_limit) {
-            const float x = f(element{i, j, k, h, 16 * i + p.row, col});
+            const float x = f(lane.at(i, j, k, h, p));
             if (k & 1) hi = op(hi, x);
             else lo = op(lo, x);
           }

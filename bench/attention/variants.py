@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Generated attention variants against FlexAttention, side by side in one
+process, on the FlashAttention-3 protocol.
+
+    PYTHONPATH=python python3 bench/attention/variants.py [--out results.json] [--commit ID]
+        [--quick] [--d 64] [--variant alibi] [--cold-l2]
+
+Variants (each a spec in kernels-spec/ and the FlexAttention program that
+computes the same):
+  alibi  attention_alibi.yaml: scores + slopes[h] * (j - i); FlexAttention with
+         the ALiBi score_mod (and the causal block mask when causal).
+
+Configurations: batch x sequence length = 16384 tokens, hidden 2048, so H =
+2048 / D heads, N in 1024 ... 16384, B = 16384 / N, causal and not. FLOPs =
+4 B H N^2 D (half for causal). bf16 random normal Q, K, V; slopes 2^(-8 (h+1) / H)
+(the ALiBi paper's). FlexAttention is torch.compile(flex_attention) compiled
+for each shape (dynamo's recompile limit raised so that no point runs eager).
+
+For every point: our outputs (poisoned with NaN) against FlexAttention's
+(relative Frobenius error of O at most 1e-2, every row written), then 10
+warm-up runs of each and 30 paired rounds (bench/timing.py), the order
+swapped every round; --cold-l2 evicts the L2 before every timed run. The
+ratio is the median of FlexAttention time / our time (above 1: ours faster).
+Our kernel is timed through Kernel.launch on prepared pointers.
+"""
+import argparse
+import datetime
+import json
+import math
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+import tkc  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from timing import l2_flusher, paired_times  # noqa: E402
+
+TOKENS = 16384
+HIDDEN = 2048
+N_VALUES = (1024, 2048, 4096, 8192, 16384)
+QUICK_N_VALUES = (1024, 4096)
+REL_ERR_MAX = 1e-2
+WARMUP = 10
+ROUNDS = 30
+
+
+def alibi_slopes(H):
+    """The ALiBi paper's slopes for H heads: 2^(-8 (h + 1) / H)."""
+    return torch.tensor([2.0 ** (-8.0 * (h + 1) / H) for h in range(H)], dtype=torch.float32,
+                        device="cuda")
+
+
+class Alibi:
+    name = "alibi"
+    spec = ROOT / "kernels-spec" / "attention_alibi.yaml"
+
+    def __init__(self, B, H, N, D):
+        self.slopes = alibi_slopes(H)
+
+    def extra(self):
+        """Our kernel's globals after Q, K, V, O, L."""
+        return [self.slopes]
+
+    def score_mod(self):
+        slopes = self.slopes
+
+        def alibi(score, b, h, q_idx, kv_idx):
+            return score + slopes[h] * (kv_idx - q_idx)
+        return alibi
+
+
+VARIANTS = {"alibi": Alibi}
+
+
+def head_dim(kernel):
+    return next(a for a in kernel.info.arguments if a.name == "Q").dims[-1]
+
+
+def is_causal(kernel):
+    return kernel.params.get("causal") == "true"
+
+
+def rel_err(out, ref):
+    return (torch.linalg.norm(out.float() - ref.float()) / torch.linalg.norm(ref.float())).item()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=None, help="JSON file for the records")
+    ap.add_argument("--commit", default=None, help="commit the kernels were generated at")
+    ap.add_argument("--quick", action="store_true", help="N = 1024 and 4096 only")
+    ap.add_argument("--d", type=int, action="append", choices=(64, 128),
+                    help="head dimension (repeat; default both)")
+    ap.add_argument("--variant", action="append", choices=sorted(VARIANTS),
+                    help="variant (repeat; default all)")
+    ap.add_argument("--cold-l2", action="store_true", help="evict the L2 before every timed run")
+    args = ap.parse_args()
+
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    import torch._dynamo
+    torch._dynamo.config.cache_size_limit = 1000
+    if hasattr(torch._dynamo.config, "recompile_limit"):
+        torch._dynamo.config.recompile_limit = 1000
+    flex = torch.compile(flex_attention, dynamic=False)
+
+    gpu = torch.cuda.get_device_name()
+    commit = args.commit or subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short",
+                                            "HEAD"], capture_output=True,
+                                           text=True).stdout.strip() or "unknown"
+    date = datetime.date.today().isoformat()
+    print("%s, torch %s, commit %s%s" % (gpu, torch.__version__, commit,
+                                        ", cold L2" if args.cold_l2 else ""), flush=True)
+    torch.manual_seed(20261127)
+    flush = l2_flusher() if args.cold_l2 else None
+    records, rows, problems = [], [], []
+    n_values = QUICK_N_VALUES if args.quick else N_VALUES
+
+    def causal_mask(b, h, q_idx, kv_idx):
+        return q_idx >= kv_idx
+
+    for vname in args.variant or sorted(VARIANTS):
+        cls = VARIANTS[vname]
+        module = tkc.load(cls.spec)
+        kernels = {(head_dim(k), is_causal(k)): k for k in module.kernels.values()}
+        for D in args.d or (64, 128):
+            H = HIDDEN // D
+            for causal in (False, True):
+                kernel = kernels.get((D, causal))
+                for N in n_values:
+                    B = TOKENS // N
+                    what = "%s B=%d H=%d N=%d D=%d %s" % (vname, B, H, N, D,
+                                                          "causal" if causal else "non-causal")
+                    if kernel is None:
+                        problems.append("%s: no kernel" % what)
+                        continue
+                    variant = cls(B, H, N, D)
+                    flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
+                    scale = 1 / math.sqrt(D)
+                    Q, K, V = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
+                               for _ in range(3))
+                    O = torch.full((B, H, N, D), float("nan"), device="cuda",
+                                   dtype=torch.bfloat16)
+                    L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
+                    try:
+                        kernel(Q, K, V, *variant.extra(), out=(O, L), scale=scale)
+                        torch.cuda.synchronize()
+                    except tkc.TkcError as e:
+                        problems.append("%s: %s" % (what, e))
+                        print("FAIL %s: %s" % (what, e), flush=True)
+                        continue
+                    unwritten = (torch.isnan(O).any(-1) | torch.isnan(L)).sum().item()
+                    block_mask = (create_block_mask(causal_mask, None, None, N, N)
+                                  if causal else None)
+                    score_mod = variant.score_mod()
+
+                    def base():
+                        return flex(Q, K, V, score_mod=score_mod, block_mask=block_mask,
+                                    scale=scale)
+                    ref = base()
+                    torch.cuda.synchronize()
+                    err = rel_err(O, ref)
+                    if unwritten or not err <= REL_ERR_MAX:
+                        problems.append("%s: rel_err %.3e against FlexAttention, %d rows "
+                                        "unwritten" % (what, err, unwritten))
+                        print("FAIL %s: rel_err %.3e, %d rows unwritten; not timed"
+                              % (what, err, unwritten), flush=True)
+                        continue
+                    pointers = [t.data_ptr() for t in [Q, K, V, O, L] + variant.extra()]
+                    sizes = [{"B": B, "H": H, "N": N, "H_kv": H}[s] for s in kernel.info.sizes]
+                    stream = torch.cuda.current_stream().cuda_stream
+
+                    def ours():
+                        kernel.launch(pointers, sizes, stream, [scale])
+
+                    t_ours, t_base = paired_times(ours, base, rounds=ROUNDS, warmup=WARMUP,
+                                                  flush=flush)
+                    ours_tflops = flops / statistics.median(t_ours) / 1e9
+                    base_tflops = flops / statistics.median(t_base) / 1e9
+                    ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))
+                    config = {"B": B, "H": H, "N": N, "D": D, "causal": causal}
+                    if args.cold_l2:
+                        config["cold_l2"] = True
+                    records.append({"kernel": "%s_vs_flex" % kernel.name, "config": config,
+                                    "gpu": gpu, "commit": commit, "date": date,
+                                    "tflops": round(ours_tflops, 1),
+                                    "baseline": "flex_attention (torch.compile)",
+                                    "baseline_tflops": round(base_tflops, 1),
+                                    "ratio": round(ratio, 3), "rel_err": float("%.3e" % err)})
+                    rows.append((kernel.name, what, ours_tflops, base_tflops, ratio, err))
+                    print("%-24s %-44s tkc %6.1f  flex %6.1f  ratio %.3f  rel_err %.2e"
+                          % (kernel.name, what, ours_tflops, base_tflops, ratio, err), flush=True)
+                    del Q, K, V, O, L, ref
+                    torch.cuda.empty_cache()
+
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(records, f, indent=1)
+            f.write("\n")
+    print("\n| kernel | config | tkc TFLOP/s | FlexAttention TFLOP/s | ratio | rel_err |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print("| %s | %s | %.1f | %.1f | %.3f | %.2e |" % r)
+    for p in problems:
+        print("problem: %s" % p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
