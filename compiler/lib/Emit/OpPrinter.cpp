@@ -53,6 +53,16 @@ const char *unaryFunction(ir::UnaryOp op) {
     return "fabsf";
   case ir::UnaryOp::Gelu:
     return "gelu_tanh{}";
+  case ir::UnaryOp::GeluErf:
+    return "kittens::gelu_erf";
+  case ir::UnaryOp::Sigmoid:
+    return "kittens::fast::sigmoid";
+  case ir::UnaryOp::Silu:
+    return "kittens::fast::silu";
+  case ir::UnaryOp::Sin:
+    return "sinf";
+  case ir::UnaryOp::Cos:
+    return "cosf";
   case ir::UnaryOp::Neg:
   case ir::UnaryOp::Not:
     break;
@@ -189,6 +199,8 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
     case ir::BinaryOp::Max:
     case ir::BinaryOp::Min:
       return fmt::format("f{}f({}, {})", ir::spelling(e.binary), operand(0), operand(1));
+    case ir::BinaryOp::Pow:
+      return fmt::format("powf({}, {})", number(0), number(1));
     case ir::BinaryOp::Mul:
     case ir::BinaryOp::Div:
       return fmt::format("({} {} {})", number(0), ir::spelling(e.binary), number(1));
@@ -481,6 +493,10 @@ void KernelPrinter::printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it) 
                           op.shadow == 1 ? "this" : "these"));
     printOps(it + 1, it + 1 + op.shadow);
     it += op.shadow;
+  }
+  if (op.waitWithNext) {
+    w.comment("Left in flight: the next product's wait covers this one too.");
+    return;
   }
   // Waited for within the hook: a product left in flight past it makes ptxas serialize
   // every wgmma of the kernel (C7518), measured slower.

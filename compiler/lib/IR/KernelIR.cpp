@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -46,19 +47,22 @@ struct UnaryInfo {
   const char *spelling;
 };
 constexpr UnaryInfo kUnary[] = {
-    {UnaryOp::Neg, "-"},     {UnaryOp::Not, "not"}, {UnaryOp::Exp2, "exp2"}, {UnaryOp::Exp, "exp"},
-    {UnaryOp::Log2, "log2"}, {UnaryOp::Log, "log"}, {UnaryOp::Sqrt, "sqrt"}, {UnaryOp::Rcp, "rcp"},
-    {UnaryOp::Tanh, "tanh"}, {UnaryOp::Abs, "abs"}, {UnaryOp::Gelu, "gelu"},
+    {UnaryOp::Neg, "-"},           {UnaryOp::Not, "not"},   {UnaryOp::Exp2, "exp2"},
+    {UnaryOp::Exp, "exp"},         {UnaryOp::Log2, "log2"}, {UnaryOp::Log, "log"},
+    {UnaryOp::Sqrt, "sqrt"},       {UnaryOp::Rcp, "rcp"},   {UnaryOp::Tanh, "tanh"},
+    {UnaryOp::Abs, "abs"},         {UnaryOp::Gelu, "gelu"}, {UnaryOp::GeluErf, "gelu_erf"},
+    {UnaryOp::Sigmoid, "sigmoid"}, {UnaryOp::Silu, "silu"}, {UnaryOp::Sin, "sin"},
+    {UnaryOp::Cos, "cos"},
 };
 struct BinaryInfo {
   BinaryOp op;
   const char *spelling;
 };
 constexpr BinaryInfo kBinary[] = {
-    {BinaryOp::Add, "+"},   {BinaryOp::Sub, "-"},   {BinaryOp::Mul, "*"}, {BinaryOp::Div, "/"},
-    {BinaryOp::Max, "max"}, {BinaryOp::Min, "min"}, {BinaryOp::Eq, "=="}, {BinaryOp::Ne, "!="},
-    {BinaryOp::Lt, "<"},    {BinaryOp::Le, "<="},   {BinaryOp::Gt, ">"},  {BinaryOp::Ge, ">="},
-    {BinaryOp::And, "and"}, {BinaryOp::Or, "or"},
+    {BinaryOp::Add, "+"},   {BinaryOp::Sub, "-"},   {BinaryOp::Mul, "*"},   {BinaryOp::Div, "/"},
+    {BinaryOp::Max, "max"}, {BinaryOp::Min, "min"}, {BinaryOp::Pow, "pow"}, {BinaryOp::Eq, "=="},
+    {BinaryOp::Ne, "!="},   {BinaryOp::Lt, "<"},    {BinaryOp::Le, "<="},   {BinaryOp::Gt, ">"},
+    {BinaryOp::Ge, ">="},   {BinaryOp::And, "and"}, {BinaryOp::Or, "or"},
 };
 } // namespace
 
@@ -101,6 +105,65 @@ bool isComparison(BinaryOp op) {
     return true;
   default:
     return false;
+  }
+}
+
+double evaluate(UnaryOp op, double x) {
+  switch (op) {
+  case UnaryOp::Neg:
+    return -x;
+  case UnaryOp::Not:
+    return x == 0 ? 1 : 0;
+  case UnaryOp::Exp2:
+    return std::exp2(x);
+  case UnaryOp::Exp:
+    return std::exp(x);
+  case UnaryOp::Log2:
+    return std::log2(x);
+  case UnaryOp::Log:
+    return std::log(x);
+  case UnaryOp::Sqrt:
+    return std::sqrt(x);
+  case UnaryOp::Rcp:
+    return 1.0 / x;
+  case UnaryOp::Tanh:
+    return std::tanh(x);
+  case UnaryOp::Abs:
+    return std::fabs(x);
+  case UnaryOp::Gelu:
+    return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  case UnaryOp::GeluErf:
+    return 0.5 * x * (1.0 + std::erf(x * 0.7071067811865476));
+  case UnaryOp::Sigmoid:
+    return 1.0 / (1.0 + std::exp(-x));
+  case UnaryOp::Silu:
+    return x / (1.0 + std::exp(-x));
+  case UnaryOp::Sin:
+    return std::sin(x);
+  case UnaryOp::Cos:
+    return std::cos(x);
+  }
+  return std::nan("");
+}
+
+double evaluate(BinaryOp op, double a, double b) {
+  switch (op) {
+  case BinaryOp::Add:
+    return a + b;
+  case BinaryOp::Sub:
+    return a - b;
+  case BinaryOp::Mul:
+    return a * b;
+  case BinaryOp::Div:
+    return a / b;
+  case BinaryOp::Max: // fmaxf and fminf on the GPU: NaN only where both are
+    return std::fmax(a, b);
+  case BinaryOp::Min:
+    return std::fmin(a, b);
+  case BinaryOp::Pow:
+    return std::pow(a, b);
+  default:
+    return std::nan("");
   }
 }
 
@@ -263,7 +326,7 @@ std::string Elementwise::str(const Program &program, const std::vector<Scalar> &
                ? "-" + operands[0].str(program, scalars)
                : std::string(spelling(unary)) + "(" + operands[0].str(program, scalars) + ")";
   case Kind::Binary:
-    if (binary == BinaryOp::Max || binary == BinaryOp::Min)
+    if (binary == BinaryOp::Max || binary == BinaryOp::Min || binary == BinaryOp::Pow)
       return std::string(spelling(binary)) + "(" + operands[0].str(program, scalars) + ", " +
              operands[1].str(program, scalars) + ")";
     return "(" + operands[0].str(program, scalars) + " " + spelling(binary) + " " +
@@ -360,6 +423,8 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
         os << " (overwrites at a task's first stage)";
       if (op.shadow)
         os << " (waited for after the next " << op.shadow << ")";
+      if (op.waitWithNext)
+        os << " (waited for with the next)";
       os << "\n";
       break;
     case ProgramOp::Kind::AddGlobal:

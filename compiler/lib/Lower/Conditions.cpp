@@ -311,20 +311,13 @@ std::optional<double> Lowering::foldConstant(const Expr &expr) const {
       args.push_back(*value);
     }
     llvm::StringRef f = expr.text;
-    if (args.size() == 1) {
-      if (f == "sqrt")
-        return std::sqrt(args[0]);
-      if (f == "exp2")
-        return std::exp2(args[0]);
-      if (f == "log2")
-        return std::log2(args[0]);
-      if (f == "exp")
-        return std::exp(args[0]);
-      if (f == "log")
-        return std::log(args[0]);
-    }
-    if (args.size() == 2 && (f == "min" || f == "max"))
-      return f == "min" ? std::min(args[0], args[1]) : std::max(args[0], args[1]);
+    if (args.size() == 1)
+      if (std::optional<ir::UnaryOp> op = ir::unaryFunction(f))
+        return ir::evaluate(*op, args[0]);
+    if (args.size() == 2 && (f == "min" || f == "max" || f == "pow"))
+      return ir::evaluate(*ir::binaryOperator(f), args[0], args[1]);
+    if (args.size() == 3 && f == "clamp")
+      return std::fmin(std::fmax(args[0], args[1]), args[2]);
     return std::nullopt;
   }
   case Expr::Kind::Conditional: {

@@ -382,7 +382,31 @@ std::optional<Typed> Lowering::lowerCall(const Expr &call, std::vector<ir::Progr
     t.e = ir::Elementwise::unaryOf(*function, std::move(x->e));
     return t;
   }
-  if (f == "max" || f == "min") {
+  if (f == "clamp") {
+    // clamp(x, lo, hi) is min(max(x, lo), hi).
+    if (!wantArity(3, "three arguments (a value, its least, its greatest)"))
+      return std::nullopt;
+    auto x = lowerValue(*call.operands[0], ops);
+    auto lo = x ? lowerValue(*call.operands[1], ops) : std::nullopt;
+    auto hi = lo ? lowerValue(*call.operands[2], ops) : std::nullopt;
+    if (!x || !lo || !hi)
+      return std::nullopt;
+    if (x->boolean || lo->boolean || hi->boolean) {
+      diags.report(DiagID::err_sema_value_kind, call.loc, "the arguments of 'clamp'", "numbers",
+                   describe(*x) + ", " + describe(*lo) + " and " + describe(*hi));
+      return std::nullopt;
+    }
+    auto low = combine(*x, *lo, call.loc, "'clamp'");
+    auto out = low ? combine(*low, *hi, call.loc, "'clamp'") : std::nullopt;
+    if (!out)
+      return std::nullopt;
+    out->e = ir::Elementwise::binaryOf(
+        ir::BinaryOp::Min,
+        ir::Elementwise::binaryOf(ir::BinaryOp::Max, std::move(x->e), std::move(lo->e)),
+        std::move(hi->e));
+    return out;
+  }
+  if (f == "max" || f == "min" || f == "pow") {
     if (!wantArity(2, "two arguments"))
       return std::nullopt;
     auto a = lowerValue(*call.operands[0], ops);
@@ -397,8 +421,13 @@ std::optional<Typed> Lowering::lowerCall(const Expr &call, std::vector<ir::Progr
     auto out = combine(*a, *b, call.loc, "'" + f.str() + "'");
     if (!out)
       return std::nullopt;
-    out->e = ir::Elementwise::binaryOf(f == "max" ? ir::BinaryOp::Max : ir::BinaryOp::Min,
-                                       std::move(a->e), std::move(b->e));
+    if (auto folded = foldConstant(call)) {
+      Typed t;
+      t.e.kind = ir::Elementwise::Kind::Number;
+      t.e.number = *folded;
+      return t;
+    }
+    out->e = ir::Elementwise::binaryOf(*ir::binaryOperator(f), std::move(a->e), std::move(b->e));
     return out;
   }
   if (f == "where") {
@@ -477,7 +506,8 @@ std::optional<Typed> Lowering::lowerCall(const Expr &call, std::vector<ir::Progr
     return typedValue(dst);
   }
   diags.report(DiagID::err_sema_unknown_function, call.loc, f.str(), "'" + currentBody + "'",
-               "exp2, exp, log2, log, sqrt, rcp, tanh, abs, gelu, max, min, where, row, col, "
+               "exp2, exp, log2, log, sqrt, rcp, tanh, abs, gelu, gelu_erf, sigmoid, silu, sin, "
+               "cos, max, min, pow, clamp, where, row, col, "
                "rowmax, rowsum");
   return std::nullopt;
 }

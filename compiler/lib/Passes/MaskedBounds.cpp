@@ -255,25 +255,7 @@ private:
                                   : Fact{};
     if (x.what != W::Number)
       return Fact{};
-    static const std::pair<ir::UnaryOp, double (*)(double)> functions[] = {
-        {ir::UnaryOp::Neg, [](double v) { return -v; }},
-        {ir::UnaryOp::Exp2, [](double v) { return std::exp2(v); }},
-        {ir::UnaryOp::Exp, [](double v) { return std::exp(v); }},
-        {ir::UnaryOp::Log2, [](double v) { return std::log2(v); }},
-        {ir::UnaryOp::Log, [](double v) { return std::log(v); }},
-        {ir::UnaryOp::Sqrt, [](double v) { return std::sqrt(v); }},
-        {ir::UnaryOp::Rcp, [](double v) { return 1.0 / v; }},
-        {ir::UnaryOp::Tanh, [](double v) { return std::tanh(v); }},
-        {ir::UnaryOp::Abs, [](double v) { return std::fabs(v); }},
-        {ir::UnaryOp::Gelu,
-         [](double v) {
-           return 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
-         }},
-    };
-    for (const auto &[name, f] : functions)
-      if (op == name)
-        return Fact::num(f(x.number), x.rowNaN);
-    return Fact{};
+    return Fact::num(ir::evaluate(op, x.number), x.rowNaN);
   }
 
   Fact binary(const ir::Elementwise &e, const Fact &a, const Fact &b) const {
@@ -304,17 +286,13 @@ private:
       double x = a.number, y = b.number;
       switch (op) {
       case B::Add:
-        return Fact::num(x + y, rowNaN);
       case B::Sub:
-        return Fact::num(x - y, rowNaN);
       case B::Mul:
-        return Fact::num(x * y, rowNaN);
       case B::Div:
-        return Fact::num(x / y, rowNaN);
       case B::Max:
-        return Fact::num(std::fmax(x, y), rowNaN);
       case B::Min:
-        return Fact::num(std::fmin(x, y), rowNaN);
+      case B::Pow:
+        return Fact::num(ir::evaluate(op, x, y), rowNaN);
       default:
         break;
       }

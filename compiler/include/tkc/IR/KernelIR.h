@@ -178,8 +178,25 @@ struct RegValue {
 };
 
 /// Operators of the tile language's elementwise expressions.
-enum class UnaryOp { Neg, Not, Exp2, Exp, Log2, Log, Sqrt, Rcp, Tanh, Abs, Gelu };
-enum class BinaryOp { Add, Sub, Mul, Div, Max, Min, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+enum class UnaryOp {
+  Neg,
+  Not,
+  Exp2,
+  Exp,
+  Log2,
+  Log,
+  Sqrt,
+  Rcp,
+  Tanh,
+  Abs,
+  Gelu,
+  GeluErf,
+  Sigmoid,
+  Silu,
+  Sin,
+  Cos
+};
+enum class BinaryOp { Add, Sub, Mul, Div, Max, Min, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
 
 /// How the spec spells an operator: "-", "exp2", "gelu"; "+", "max", "<=", "and".
 const char *spelling(UnaryOp op);
@@ -190,6 +207,11 @@ std::optional<UnaryOp> unaryFunction(llvm::StringRef name);
 std::optional<BinaryOp> binaryOperator(llvm::StringRef op);
 /// `<`, `<=`, `>`, `>=`, `==`, `!=`.
 bool isComparison(BinaryOp op);
+/// The value of a function of the tile language (not `not`) at `x`, in double: what the
+/// compiler folds and reasons with; the GPU's may differ by the documented error.
+double evaluate(UnaryOp op, double x);
+/// The same for `+`, `-`, `*`, `/`, `max`, `min`, `pow` (not comparisons or logic).
+double evaluate(BinaryOp op, double a, double b);
 /// The comparison with its operands swapped (`<` for `>`); others unchanged.
 BinaryOp swapped(BinaryOp op);
 
@@ -264,6 +286,9 @@ struct ProgramOp {
   /// Mma that accumulates: except at a task's first stage, whose product overwrites the
   /// accumulator instead (first-product-overwrites, which removed the accumulator's zeroing).
   bool firstStageOverwrites = false;
+  /// Mma (batch-products): not waited for after its issue; the next op is a product whose
+  /// result is none of those in flight, and a later wait covers both.
+  bool waitWithNext = false;
   /// Mma: the ops that follow it which run while it is in flight (its wait comes
   /// after them; overlap-row-sums).
   unsigned shadow = 0;

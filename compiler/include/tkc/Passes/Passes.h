@@ -65,6 +65,11 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags);
 /// warpgroups), the consumers take the rest (a multiple of 8, at most 256).
 bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags);
 
+/// Consumer programs: a product of shared-memory operands followed by another whose result is
+/// none of those left in flight is not waited for; a later wait covers both
+/// (ProgramOp::waitWithNext). None with a shadow or a result in parts.
+bool batchProducts(ir::Kernel &kernel, DiagnosticEngine &diags);
+
 /// The registers a consumer thread keeps at its program's busiest op: the state, the
 /// temporaries still to be read (compute walked twice, so that what a stage leaves for
 /// the next counts), what the op itself needs beside them (a product's bf16 copy of an

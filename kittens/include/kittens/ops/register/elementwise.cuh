@@ -58,7 +58,17 @@ KITTENS_DEVICE float tanh(float x) {
   const float e = exp2(x * 2.8853900817779268f);
   return fmaf(-2.0f, rcp(e + 1.0f), 1.0f);
 }
+/// 1 / (1 + e^-x) as rcp(1 + 2^(-x log2 e)) with the approximate ex2 and rcp: two
+/// special-function instructions, no branch. 0 where the power overflows (x below about
+/// -88), 1 where it flushes to zero; NaN for NaN.
+KITTENS_DEVICE float sigmoid(float x) { return rcp(1.0f + exp2(x * -1.4426950408889634f)); }
+/// x sigmoid(x) (SiLU, swish): -0 below about -88, where sigmoid is 0.
+KITTENS_DEVICE float silu(float x) { return x * sigmoid(x); }
 } // namespace fast
+
+/// gelu(x) in the erf form, 0.5 x (1 + erf(x / sqrt 2)), with CUDA's erff (at most 2 units in
+/// the last place).
+KITTENS_DEVICE float gelu_erf(float x) { return 0.5f * x * (1.0f + erff(x * 0.7071067811865476f)); }
 
 /// One element of a row-layout tile as a lane holds it.
 struct element {
