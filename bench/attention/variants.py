@@ -9,6 +9,9 @@ Variants (each a spec in kernels-spec/ and the FlexAttention program that
 computes the same):
   alibi  attention_alibi.yaml: scores + slopes[h] * (j - i); FlexAttention with
          the ALiBi score_mod (and the causal block mask when causal).
+  sink   attention_sink.yaml: one more logit per head, sinks[h] (random normal),
+         with no value; FlexAttention over N + 1 keys, the last one's score
+         sinks[h] and its value zero, visible to every query.
 
 Configurations: batch x sequence length = 16384 tokens, hidden 2048, so H =
 2048 / D heads, N in 1024 ... 16384, B = 16384 / N, causal and not. FLOPs =
@@ -56,26 +59,59 @@ def alibi_slopes(H):
                         device="cuda")
 
 
+def causal_mask(b, h, q_idx, kv_idx):
+    return q_idx >= kv_idx
+
+
 class Alibi:
-    name = "alibi"
+    """Our globals after Q, K, V, O, L (extra) and the FlexAttention call that computes the
+    same O (baseline)."""
     spec = ROOT / "kernels-spec" / "attention_alibi.yaml"
 
     def __init__(self, B, H, N, D):
         self.slopes = alibi_slopes(H)
 
     def extra(self):
-        """Our kernel's globals after Q, K, V, O, L."""
         return [self.slopes]
 
-    def score_mod(self):
+    def baseline(self, flex, create_block_mask, Q, K, V, scale, causal):
         slopes = self.slopes
+        N = Q.shape[2]
 
         def alibi(score, b, h, q_idx, kv_idx):
             return score + slopes[h] * (kv_idx - q_idx)
-        return alibi
+        mask = create_block_mask(causal_mask, None, None, N, N) if causal else None
+        return lambda: flex(Q, K, V, score_mod=alibi, block_mask=mask, scale=scale)
 
 
-VARIANTS = {"alibi": Alibi}
+class Sink:
+    """gpt-oss's sinks: FlexAttention over one more key column, N, whose score is sinks[h]
+    and whose value is zero."""
+    spec = ROOT / "kernels-spec" / "attention_sink.yaml"
+
+    def __init__(self, B, H, N, D):
+        self.sinks = torch.randn(H, device="cuda", dtype=torch.float32)
+
+    def extra(self):
+        return [self.sinks]
+
+    def baseline(self, flex, create_block_mask, Q, K, V, scale, causal):
+        sinks = self.sinks
+        B, H, N, D = Q.shape
+        zero = torch.zeros(B, H, 1, D, device="cuda", dtype=Q.dtype)
+        K1, V1 = torch.cat([K, zero], dim=2), torch.cat([V, zero], dim=2)
+
+        def sink(score, b, h, q_idx, kv_idx):
+            return torch.where(kv_idx == N, sinks[h], score)
+
+        def causal_or_sink(b, h, q_idx, kv_idx):
+            return (q_idx >= kv_idx) | (kv_idx == N)
+        mask = create_block_mask(causal_or_sink if causal else (lambda b, h, q, kv: kv >= 0),
+                                 None, None, N, N + 1)
+        return lambda: flex(Q, K1, V1, score_mod=sink, block_mask=mask, scale=scale)
+
+
+VARIANTS = {"alibi": Alibi, "sink": Sink}
 
 
 def head_dim(kernel):
@@ -121,9 +157,6 @@ def main():
     records, rows, problems = [], [], []
     n_values = QUICK_N_VALUES if args.quick else N_VALUES
 
-    def causal_mask(b, h, q_idx, kv_idx):
-        return q_idx >= kv_idx
-
     for vname in args.variant or sorted(VARIANTS):
         cls = VARIANTS[vname]
         module = tkc.load(cls.spec)
@@ -155,13 +188,7 @@ def main():
                         print("FAIL %s: %s" % (what, e), flush=True)
                         continue
                     unwritten = (torch.isnan(O).any(-1) | torch.isnan(L)).sum().item()
-                    block_mask = (create_block_mask(causal_mask, None, None, N, N)
-                                  if causal else None)
-                    score_mod = variant.score_mod()
-
-                    def base():
-                        return flex(Q, K, V, score_mod=score_mod, block_mask=block_mask,
-                                    scale=scale)
+                    base = variant.baseline(flex, create_block_mask, Q, K, V, scale, causal)
                     ref = base()
                     torch.cuda.synchronize()
                     err = rel_err(O, ref)

@@ -11,8 +11,8 @@ and L, the natural-log log-sum-exp of each row of the scores, against the
 reference's. Also: a non-default scale, outputs allocated by the call and
 passed as a dict, the argument checks on real tensors (H not a multiple of
 H_kv is refused by the launcher), and the sliding-window and soft-capping
-variants and ALiBi (per-head slopes read from a global) when their specs exist (SKIP
-otherwise). Last, a program that stages its
+variants, ALiBi (per-head slopes read from a global) and sinks (one more logit a head, read
+from a global) when their specs exist (SKIP otherwise). Last, a program that stages its
 store in the finish block rather than in its q tile (test/Emit/finish-block.yaml:
 V and O are 128 wide, Q and K 64), whose block is released late (release_finish)
 and is one per warpgroup: O against the same reference.
@@ -43,6 +43,7 @@ ATTENTION = SPECS / "attention_fwd.yaml"
 SLIDING_WINDOW = SPECS / "attention_sliding_window.yaml"
 SOFTCAP = SPECS / "attention_softcap.yaml"
 ALIBI = SPECS / "attention_alibi.yaml"
+SINK = SPECS / "attention_sink.yaml"
 FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
 
 # O is bf16: rounding alone is up to 2^-9 of |O| (|O| < ~4 here); the bounds
@@ -81,7 +82,7 @@ def visible(n, causal=False, window=None, device="cpu"):
     return keep
 
 
-def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None):
+def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None, sinks=None):
     """(O, L) in fp32 for bf16 Q [B, H, N, D], K and V [B, H_kv, N, D]."""
     B, H, N, D = Q.shape
     H_kv = K.shape[1]
@@ -104,6 +105,10 @@ def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=No
             pos = torch.arange(N, device=Q.device, dtype=torch.float32)
             S += slopes[h0:h1].float()[None, :, None, None] * (pos[None, :] - pos[:, None])
         S.masked_fill_(~keep, float("-inf"))
+        if sinks is not None:  # one more logit a head, with no value
+            col = sinks[h0:h1].float()[None, :, None, None].expand(B, h1 - h0, N, 1)
+            S = torch.cat([S, col], dim=-1)
+            v = torch.cat([v, torch.zeros_like(v[:, :, :1])], dim=2)
         lse = torch.logsumexp(S, dim=-1)
         P = torch.exp(S - lse[..., None])
         O[:, h0:h1] = torch.matmul(P, v)
@@ -112,7 +117,8 @@ def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=No
     return O, L
 
 
-def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None):
+def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None,
+                    sinks=None):
     """The same, one element at a time in Python floats (tiny sizes only)."""
     B, H, N, D = Q.shape
     group = H // K.shape[1]
@@ -135,8 +141,11 @@ def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None, slo
                     if slopes is not None:
                         s += float(slopes[h]) * (j - i)
                     scores[j] = s
-                m = max(scores.values())
-                total = sum(math.exp(s - m) for s in scores.values())
+                logits = list(scores.values())
+                if sinks is not None:
+                    logits.append(float(sinks[h]))
+                m = max(logits)
+                total = sum(math.exp(s - m) for s in logits)
                 L[b][h][i] = m + math.log(total)
                 for d in range(D):
                     O[b][h][i][d] = sum(math.exp(s - m) / total * v[b][g][j][d]
@@ -160,9 +169,11 @@ def self_test():
                 K = torch.randn(2, 2, N, 3, generator=gen).bfloat16()
                 V = torch.randn(2, 2, N, 3, generator=gen).bfloat16()
                 slopes = torch.tensor([0.5, 0.25, -0.3, 1.0])
+                sinks = torch.tensor([0.0, 2.0, -3.0, 40.0])
                 for kw in ({}, {"causal": True}, {"window": 1}, {"window": 3},
                            {"softcap": 0.7}, {"softcap": 0.7, "causal": True},
-                           {"slopes": slopes}, {"slopes": slopes, "causal": True}):
+                           {"slopes": slopes}, {"slopes": slopes, "causal": True},
+                           {"sinks": sinks}, {"sinks": sinks, "causal": True}):
                     got = reference(Q, K, V, 1.3, **kw)
                     want = naive_reference(Q, K, V, 1.3, **kw)
                     err = max((got[0] - want[0]).abs().max().item(),
@@ -250,7 +261,7 @@ def errors(O, L, O_ref, L_ref):
 
 
 def check_case(results, kernel, B, H, H_kv, N, gen, scalars=None, causal=False, window=None,
-               softcap=None, scale=None, label="", slopes=None):
+               softcap=None, scale=None, label="", slopes=None, sinks=None):
     """One launch with poisoned outputs against the reference."""
     D = head_dim(kernel)
     scalars = dict(scalars or {})
@@ -266,14 +277,14 @@ def check_case(results, kernel, B, H, H_kv, N, gen, scalars=None, causal=False, 
     L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
     what = "%s B=%d H=%d H_kv=%d N=%d scale=%.4g%s" % (kernel.name, B, H, H_kv, N, scale, label)
     try:
-        inputs = (slopes,) if slopes is not None else ()
+        inputs = tuple(t for t in (slopes, sinks) if t is not None)
         got = kernel(Q, K, V, *inputs, out=(O, L), **scalars)
         torch.cuda.synchronize()
     except Exception as e:  # a refusal or a crash is a failure of this case
         results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
         return
     O_ref, L_ref = reference(Q, K, V, scale, causal=causal, window=window, softcap=softcap,
-                             slopes=slopes)
+                             slopes=slopes, sinks=sinks)
     o_max, o_fro, l_max, nan_rows = errors(O, L, O_ref, L_ref)
     ok = (got[0] is O and got[1] is L and nan_rows == 0 and o_max <= O_MAX_ABS
           and o_fro <= O_REL_FRO and l_max <= L_MAX_ABS)
@@ -467,6 +478,28 @@ def check_alibi(results, n_values, gen):
                    scalars={"scale": 1.0}, label=" slopes=U(-1,1)")
 
 
+def check_sink(results, n_values, gen):
+    """Sinks: random normal ones, and large ones of either sign (a sink far above every score
+    takes nearly all the weight; far below, none)."""
+    if not SINK.exists():
+        results.skip("sinks: %s does not exist" % SINK.relative_to(ROOT))
+        return
+    import tkc
+    module = tkc.load(SINK)
+    cases = [(1, 8, 8, 1), (2, 8, 2, 17), (2, 8, 2, 193), (1, 8, 8, 1000), (2, 8, 1, 2048)]
+    if 4096 in n_values:
+        cases.append((1, 8, 2, 4096))
+    for kernel in module.kernels.values():
+        causal = is_causal(kernel)
+        for B, H, H_kv, N in cases:
+            sinks = torch.randn(H, device="cuda", generator=gen)
+            check_case(results, kernel, B, H, H_kv, N, gen, causal=causal, sinks=sinks,
+                       label=" sinks=N(0,1)")
+        big = torch.tensor([30.0, -30.0, 0.0, 5.0, -5.0, 60.0, -60.0, 1.0], device="cuda")
+        check_case(results, kernel, 2, 8, 2, 300, gen, causal=causal, sinks=big,
+                   label=" sinks=+-30,+-60")
+
+
 def check_finish_block(results, n_values, gen):
     """O = softmax(scale Q K^T) V with V wider than Q: the store stages in the finish block."""
     import tkc
@@ -517,6 +550,7 @@ def run_all(quick=False, seed=2024):
     check_sliding_window(results, n_values, gen)
     check_softcap(results, n_values, gen)
     check_alibi(results, n_values, gen)
+    check_sink(results, n_values, gen)
     check_finish_block(results, n_values, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)
