@@ -181,6 +181,10 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
     return "args.globals." + k.scalars[e.value].name;
   case Kind::TaskRead:
     return taskReadRef(e.value);
+  case Kind::Size:
+    return fmt::format("static_cast<float>(args.globals.{})", e.var);
+  case Kind::TaskIndex:
+    return fmt::format("static_cast<float>(args.common.{})", e.var);
   case Kind::RowIndex:
     return fmt::format("({} * {}{} + tkc_row + tkc_e.row)", varExpr(e.var), e.step,
                        e.var == k.loopBound.stopVar ? minusLeadRows() : "");

@@ -316,6 +316,8 @@ std::string Elementwise::str(const Program &program, const std::vector<Scalar> &
   case Kind::Scalar:
     return scalars[value].name;
   case Kind::TaskRead:
+  case Kind::Size:
+  case Kind::TaskIndex:
     return var;
   case Kind::RowIndex:
     return "row(" + var + ")";

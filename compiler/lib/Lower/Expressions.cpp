@@ -210,16 +210,37 @@ std::optional<Typed> Lowering::lowerValue(const Expr &expr, std::vector<ir::Prog
       diags.report(DiagID::err_sema_shared_as_value, expr.loc, expr.text);
       return std::nullopt;
     }
+    // A task index is its task's number, a launch size its value: numbers the same for
+    // every element of a task.
+    if (const ir::IterVar *var = findIterVar(expr.text); var && expr.text != kernel.loop.name) {
+      Typed t;
+      t.e.kind = ir::Elementwise::Kind::TaskIndex;
+      t.e.var = var->name;
+      return t;
+    }
+    if (llvm::is_contained(ir::launchSizeSymbols(kernel), expr.text)) {
+      Typed t;
+      t.e.kind = ir::Elementwise::Kind::Size;
+      t.e.var = expr.text;
+      return t;
+    }
     if (auto value = foldConstant(expr)) {
       Typed t;
       t.e.kind = ir::Elementwise::Kind::Number;
       t.e.number = *value;
       return t;
     }
+    if (expr.text == kernel.loop.name) {
+      diags.report(DiagID::err_sema_value_kind, expr.loc, "'" + expr.text + "' here",
+                   "a register value, a scalar, a task index, a size or a number",
+                   "the loop's index (its elements' positions are col(" + expr.text + ") or row(" +
+                       expr.text + "))");
+      return std::nullopt;
+    }
     if (declared.count(expr.text)) {
       diags.report(DiagID::err_sema_value_kind, expr.loc, "'" + expr.text + "' here",
-                   "a register value, a scalar or a number",
-                   "a name of another kind (a global, grid index or parameter)");
+                   "a register value, a scalar, a task index, a size or a number",
+                   "a name of another kind (a global or a parameter)");
       return std::nullopt;
     }
     std::vector<llvm::StringRef> names = declaredNames();

@@ -51,6 +51,8 @@ bool isAffine(const ir::Elementwise &e) {
   case Kind::Number:
   case Kind::Scalar:
   case Kind::TaskRead:
+  case Kind::Size:
+  case Kind::TaskIndex:
     return true;
   case Kind::Unary:
     return e.unary == ir::UnaryOp::Neg && isAffine(e.operands[0]);

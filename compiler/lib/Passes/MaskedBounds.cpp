@@ -227,6 +227,8 @@ private:
     case Kind::Scalar:
       return k.scalars[e.value].positive() ? Fact::of(W::Positive) : Fact{};
     case Kind::TaskRead:
+    case Kind::Size:
+    case Kind::TaskIndex:
       return Fact{};
     case Kind::RowIndex:
       return e.var == rowVar ? Fact::of(W::Row) : Fact{};

@@ -222,15 +222,17 @@ struct Scalar;
 
 struct Elementwise {
   enum class Kind {
-    Value,    ///< `value`: a register value
-    Number,   ///< `number` (may be +-inf)
-    Scalar,   ///< `value`: index into Kernel::scalars
-    TaskRead, ///< `value`: index into Kernel::taskReads (`var`: as written, `slopes[h]`)
-    RowIndex, ///< row(var): var * step + the element's row in the block
-    ColIndex, ///< col(var): var * step + the element's column
-    Unary,    ///< `unary` of operands[0]
-    Binary,   ///< `binary` of operands[0] and operands[1]
-    Where,    ///< operands: condition, if true, if false
+    Value,     ///< `value`: a register value
+    Number,    ///< `number` (may be +-inf)
+    Scalar,    ///< `value`: index into Kernel::scalars
+    TaskRead,  ///< `value`: index into Kernel::taskReads (`var`: as written, `slopes[h]`)
+    Size,      ///< `var`: a launch size (`H`), as a number
+    TaskIndex, ///< `var`: a task index (`h`): the task's number along it
+    RowIndex,  ///< row(var): var * step + the element's row in the block
+    ColIndex,  ///< col(var): var * step + the element's column
+    Unary,     ///< `unary` of operands[0]
+    Binary,    ///< `binary` of operands[0] and operands[1]
+    Where,     ///< operands: condition, if true, if false
   };
   Kind kind = Kind::Number;
   unsigned value = 0;
