@@ -67,7 +67,7 @@ void DiagnosticEngine::emit(DiagID id, SourceLoc loc, const std::string &message
     ++numErrors;
   else if (kind == DiagKind::Warning)
     ++numWarnings;
-  print(kind, loc, message);
+  print(kind, loc, messageFilter ? messageFilter(message) : message);
 }
 
 void DiagnosticEngine::print(DiagKind kind, SourceLoc loc, const std::string &message) {

@@ -35,34 +35,12 @@ void Lowering::checkTemplateFeatures() {
                archListWith([](const ArchInfo &a) { return a.hasTma && a.hasSetmaxnreg; }));
 }
 
-namespace {
-/// Names the generated C++ cannot take for a spec's own: C++ and CUDA keywords and
-/// built-ins, and the names the generated code declares around the spec's
-/// (launcher locals, hook parameters, the kernel struct's members).
-constexpr const char *kReservedNames[] = {
-    // C++20 keywords
-    "alignas", "alignof", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-    "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval",
-    "constexpr", "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield",
-    "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit",
-    "export", "extern", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-    "namespace", "new", "noexcept", "not_eq", "nullptr", "operator", "or_eq", "private",
-    "protected", "public", "register", "reinterpret_cast", "requires", "return", "short", "signed",
-    "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this",
-    "thread_local", "throw", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
-    "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "and_eq",
-    // CUDA built-ins and the namespaces the generated code names
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "kittens", "tkc", "std",
-    // what the generated code declares around the spec's names
-    "args", "globals", "stream", "status", "failed", "kName", "tasks", "layout", "producer",
-    "consumer", "accumulator", "row_vector", "result_tile", "staging", "P", "Args", "g", "e",
-    "split", "held0", "held1", "task", "rest", "head", "end", "extent", "first"};
-} // namespace
-
 bool Lowering::usableName(const std::string &name, SourceLoc loc) {
   llvm::StringRef text = name;
-  if (!text.startswith("tkc_") && !text.startswith("__") &&
-      !llvm::is_contained(kReservedNames, text))
+  // A reserved name was renamed (mangleReservedNames) where it can be; one that is not
+  // renamed (a driver that does not mangle) is refused like the prefixes.
+  if (isMangledName(text) ||
+      (!text.startswith("tkc_") && !text.startswith("__") && !isReservedCxxName(text)))
     return true;
   diags.report(DiagID::err_sema_reserved_name, loc, name);
   return false;

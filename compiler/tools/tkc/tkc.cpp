@@ -256,6 +256,8 @@ bool writeOutputs(const std::vector<std::pair<std::string, std::string *>> &outp
 int runCompiler() {
   tkc::SourceManager sourceMgr;
   tkc::DiagnosticEngine diags(sourceMgr, llvm::errs(), errorLimit);
+  // Messages name what the spec wrote, not its renamed C++ names (mangleReservedNames).
+  diags.setMessageFilter([](const std::string &message) { return tkc::unmangledNames(message); });
 
   // Command-line problems first: they are exit code 2.
   std::optional<llvm::StringRef> archOverride;
@@ -324,6 +326,8 @@ int runCompiler() {
     tkc::printSpec(*spec, os);
   } else {
     const tkc::ArchInfo *arch = tkc::resolveArch(*spec, archOverride, diags);
+    if (!tkc::mangleReservedNames(*spec, diags))
+      return kExitInputError;
     std::vector<tkc::Instance> instances = tkc::enumerateInstances(*spec, diags, restrictions);
     if (instances.empty())
       return kExitInputError;
@@ -382,6 +386,9 @@ int runCompiler() {
     }
   }
   os.flush();
+  // The IR and the manifest speak the spec's names (the CUDA keeps the renamed ones).
+  if (emitKind == EmitKind::IR || emitKind == EmitKind::Manifest)
+    text = tkc::unmangledNames(text);
 
   // Nothing is written unless everything above succeeded.
   std::vector<std::pair<std::string, std::string *>> outputs{{outputPath, &text}};

@@ -72,4 +72,17 @@ std::optional<ir::Kernel> compileInstance(const spec::KernelSpec &spec, const In
                                           const ArchInfo &arch, DiagnosticEngine &diags,
                                           const PipelineOptions &options);
 
+/// Renames, in the parsed spec, every name that reaches the generated C++ and that the C++
+/// cannot take (a keyword, a CUDA built-in, a name of the generated code: `do`, `int`,
+/// `args`) to `tkc_u_` and the name, which no spec can write. Parameters and constants keep
+/// theirs (they are folded away). Run once, before the instances are lowered. A name
+/// starting with `tkc_` or `__` is refused where it is written (false).
+bool mangleReservedNames(spec::KernelSpec &spec, DiagnosticEngine &diags);
+/// Whether the generated C++ cannot take `name` as written.
+bool isReservedCxxName(llvm::StringRef name);
+/// Whether `name` is a reserved name renamed by mangleReservedNames.
+bool isMangledName(llvm::StringRef name);
+/// `text` with every renamed name shown as the spec wrote it.
+std::string unmangledNames(llvm::StringRef text);
+
 } // namespace tkc

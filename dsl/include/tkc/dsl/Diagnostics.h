@@ -20,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
+#include <functional>
 
 #include <string>
 #include <system_error>
@@ -74,6 +75,12 @@ public:
   /// 0 means no limit.
   void setErrorLimit(unsigned limit) { errorLimit = limit; }
 
+  /// Applied to every message before it is printed (the driver shows renamed names as the
+  /// spec wrote them).
+  void setMessageFilter(std::function<std::string(const std::string &)> filter) {
+    messageFilter = std::move(filter);
+  }
+
   SourceManager &getSourceManager() { return sourceMgr; }
 
 private:
@@ -81,6 +88,7 @@ private:
   void print(DiagKind kind, SourceLoc loc, const std::string &message);
 
   SourceManager &sourceMgr;
+  std::function<std::string(const std::string &)> messageFilter;
   llvm::raw_ostream &os;
   unsigned errorLimit;
   unsigned numErrors = 0;
