@@ -154,7 +154,8 @@ void KernelPrinter::printChoosingLauncher(llvm::ArrayRef<const KernelPrinter *> 
   w.linef("constexpr const char *kName = \"{}\";", entry.name);
   w.line("tkc::runtime::Status status;");
   for (const std::string &size : read) {
-    w.linef("if (!(status = tkc::runtime::checkExtent({0}, \"{0}\", 0, 2147483647)))", size);
+    w.linef("if (!(status = tkc::runtime::checkExtent({}, \"{}\", 0, 2147483647)))", size,
+            ir::specSpelling(size));
     w.line("  return tkc::runtime::Status::error(std::string(kName) + \": \" + status.message);");
   }
   for (size_t m = 0; m + 1 < members.size(); ++m) {
@@ -202,7 +203,8 @@ void KernelPrinter::printLauncher() {
   const std::vector<std::string> sizes = ir::launchSizeSymbols(k);
   w.comment("Sizes: 0 or more, and small enough for 32-bit tile counts.");
   for (const std::string &size : sizes)
-    printCheck(fmt::format("tkc::runtime::checkExtent({0}, \"{0}\", 0, 2147483647)", size));
+    printCheck(fmt::format("tkc::runtime::checkExtent({}, \"{}\", 0, 2147483647)", size,
+                           ir::specSpelling(size)));
   w.comment("Each global's bytes, contiguous and row-major. One without elements is neither read "
             "nor written: its pointer is not checked and may be null.");
   llvm::SmallVector<std::string, 8> spans;
@@ -217,7 +219,7 @@ void KernelPrinter::printLauncher() {
       dims.push_back(d.str());
     w.linef(
         "const tkc::runtime::Span {}{{\"{}\", {}, tkc::runtime::elementCount({{{}}}), {}, {}}};",
-        spanOf(global), global.name, global.name, llvm::join(dims, ", "),
+        spanOf(global), ir::specSpelling(global.name), global.name, llvm::join(dims, ", "),
         ir::dtypeBytes(global.dtype), output ? "true" : "false");
     spans.push_back(spanOf(global));
   }
@@ -230,11 +232,11 @@ void KernelPrinter::printLauncher() {
       w.linef("if ({}!(status = {}))", guard, call);
       w.line("  return failed(status);");
     };
-    check(fmt::format("tkc::runtime::checkPointer({0}, \"{0}\", {1})", global.name,
-                      tma ? 16 : ir::dtypeBytes(global.dtype)));
+    check(fmt::format("tkc::runtime::checkPointer({}, \"{}\", {})", global.name,
+                      ir::specSpelling(global.name), tma ? 16 : ir::dtypeBytes(global.dtype)));
     if (tma && global.dims.size() >= 2)
       check(fmt::format("tkc::runtime::checkRowBytes({}, {}, \"{}\")", global.dims.back().str(),
-                        ir::dtypeBytes(global.dtype), global.name));
+                        ir::dtypeBytes(global.dtype), ir::specSpelling(global.name)));
   }
   if (!outputs.empty() && spans.size() > 1) {
     w.comment("An output shares no byte with another global.");

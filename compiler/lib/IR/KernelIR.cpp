@@ -108,6 +108,21 @@ bool isComparison(BinaryOp op) {
   }
 }
 
+std::string specSpelling(llvm::StringRef text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    size_t at = text.find(kRenamedPrefix);
+    if (at == llvm::StringRef::npos) {
+      out += text.str();
+      break;
+    }
+    out += text.take_front(at).str();
+    text = text.drop_front(at + kRenamedPrefix.size());
+  }
+  return out;
+}
+
 double evaluate(UnaryOp op, double x) {
   switch (op) {
   case UnaryOp::Neg:

@@ -43,7 +43,7 @@ constexpr const char *kReservedNames[] = {
     "consumer", "accumulator", "row_vector", "result_tile", "staging", "P", "Args", "g", "e",
     "split", "held0", "held1", "task", "rest", "head", "end", "extent", "first"};
 
-constexpr llvm::StringLiteral kPrefix = "tkc_u_";
+constexpr llvm::StringLiteral kPrefix = ir::kRenamedPrefix;
 
 void renameIn(stmt::Expr *e, const llvm::StringSet<> &renamed) {
   if (!e)
@@ -86,20 +86,7 @@ bool isMangledName(llvm::StringRef name) {
   return name.startswith(kPrefix) && isReservedCxxName(name.drop_front(kPrefix.size()));
 }
 
-std::string unmangledNames(llvm::StringRef text) {
-  std::string out;
-  out.reserve(text.size());
-  while (!text.empty()) {
-    size_t at = text.find(kPrefix);
-    if (at == llvm::StringRef::npos) {
-      out += text.str();
-      break;
-    }
-    out += text.take_front(at).str();
-    text = text.drop_front(at + kPrefix.size());
-  }
-  return out;
-}
+std::string unmangledNames(llvm::StringRef text) { return ir::specSpelling(text); }
 
 bool mangleReservedNames(spec::KernelSpec &spec, DiagnosticEngine &diags) {
   // Every name that can reach the generated code: declarations, sizes and the statements'

@@ -361,6 +361,13 @@ struct LoopBound {
 
 struct Kernel;
 
+/// What a name the generated C++ cannot take is renamed to: this prefix and the name
+/// (tkc::mangleReservedNames); no spec can write it.
+inline constexpr llvm::StringLiteral kRenamedPrefix = "tkc_u_";
+/// `text` with every renamed name spelt as the spec wrote it (for messages, the IR dump,
+/// the manifest and the launchers' error strings).
+std::string specSpelling(llvm::StringRef text);
+
 /// `tail: {LOOP: T}` (LoopTail): a task's loop over its whole size may end in
 /// tiles of T elements instead of the step, chosen by the launcher so that the
 /// tiles cover the size with as little computed past its end as possible
