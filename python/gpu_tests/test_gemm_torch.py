@@ -5,6 +5,8 @@ graph and replayed, a second load that hits the cache, and what the launchers
 refuse or do without launching: tensors that require grad, empty problems and
 K = 0, an output overlapping an input, host memory, memory or a stream of
 another GPU (with two), and memory of PyTorch's expandable segments accepted.
+Last, a spec whose globals are named `do` and `new` (C++ keywords, renamed in the
+CUDA) loaded and called with those names.
 
 Run by scripts/device-python.sh (needs torch, nvcc and an sm_90 GPU)."""
 import os
@@ -291,6 +293,33 @@ class GemmOnGpu(unittest.TestCase):
         print("second load: in-process %.3f s; new process: %s" % (seconds, r.stdout.strip()),
               file=sys.stderr)
         self.assertTrue(r.stdout.startswith("True 10 "), r.stdout)
+
+
+class RenamedNames(unittest.TestCase):
+    def test_keywords_as_names_compile_and_keep_their_names(self):
+        """gemm_swiglu.yaml with its weights named `do` and `new`, C++ keywords: the CUDA
+        renames them (tkc_u_do), the manifest and so tkc.load keep them: `do=` and `new=`."""
+        import tempfile
+        text = (ROOT / "kernels-spec" / "gemm_swiglu.yaml").read_text()
+        for old, new in (("B1", "do"), ("B2", "new")):
+            text = text.replace(old + ":", new + ":").replace(old + "[", new + "[")
+        with tempfile.TemporaryDirectory() as d:
+            spec = Path(d) / "keywords.yaml"
+            spec.write_text(text)
+            kernel = next(iter(tkc.load(spec).kernels.values()))
+        self.assertEqual([a.name for a in kernel.info.arguments], ["A", "do", "new", "C"])
+        gen = torch.Generator(device="cuda").manual_seed(5)
+        A = torch.randn(200, 136, generator=gen, device="cuda").bfloat16()
+        W1 = (torch.randn(136, 264, generator=gen, device="cuda") / 8).bfloat16()
+        W2 = (torch.randn(136, 264, generator=gen, device="cuda") / 8).bfloat16()
+        C = torch.full((200, 264), float("nan"), device="cuda", dtype=torch.bfloat16)
+        kernel(A, **{"do": W1, "new": W2}, out=C)
+        torch.cuda.synchronize()
+        ref = torch.nn.functional.silu(A.float() @ W1.float()) * (A.float() @ W2.float())
+        err = ((C.float() - ref).norm() / ref.norm()).item()
+        print("keywords as names: rel_fro=%.2e" % err, file=sys.stderr)
+        self.assertFalse(torch.isnan(C).any().item())
+        self.assertLess(err, REL_FROBENIUS)
 
 
 if __name__ == "__main__":
