@@ -1,7 +1,8 @@
 """Paired timing of a generated kernel against its baseline, shared by the benchmarks.
 
-    from timing import paired_times
+    from timing import paired_times, paired_rates, write_records
     t_ours, t_base = paired_times(ours, base, rounds=30, warmup=10)
+    ours_tflops, base_tflops, ratio = paired_rates(ours, base, flops, rounds=30, warmup=10)
 
 Both callables enqueue work on the current CUDA stream. After the warm-up they
 run alternately, one run of each per round, which goes first swapping round by
@@ -53,3 +54,21 @@ def paired_times(ours, base, rounds, warmup, flush=None):
     t_ours = [e[0].elapsed_time(e[1]) for e in events]
     t_base = [e[2].elapsed_time(e[3]) for e in events]
     return t_ours, t_base
+
+
+def paired_rates(ours, base, flops, rounds, warmup, flush=None):
+    """paired_times, as (our TFLOP/s, the baseline's TFLOP/s, ratio): the rates from each
+    side's median time, the ratio the median over rounds of baseline time / our time (above
+    1: ours is faster)."""
+    import statistics
+    t_ours, t_base = paired_times(ours, base, rounds=rounds, warmup=warmup, flush=flush)
+    return (flops / statistics.median(t_ours) / 1e9, flops / statistics.median(t_base) / 1e9,
+            statistics.median(b / o for o, b in zip(t_ours, t_base)))
+
+
+def write_records(path, records):
+    """The JSON records of a run (bench/README.md), one file."""
+    import json
+    with open(path, "w") as f:
+        json.dump(records, f, indent=1)
+        f.write("\n")

@@ -26,9 +26,7 @@ call are not timed. --cold-l2 evicts the L2 before every timed run
 """
 import argparse
 import datetime
-import json
 import math
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +40,7 @@ sys.path.insert(0, str(ROOT / "python"))
 import tkc  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from timing import l2_flusher, paired_times  # noqa: E402
+from timing import l2_flusher, paired_rates, write_records  # noqa: E402
 
 SPEC = ROOT / "kernels-spec" / "attention_fwd.yaml"
 TOKENS = 16384
@@ -156,11 +154,8 @@ def main():
                     print("FAIL %s: rel_err %.3e against %s, %d rows unwritten; not timed"
                           % (what, err, name, unwritten), flush=True)
                     continue
-                t_ours, t_base = paired_times(ours, base, rounds=ROUNDS, warmup=WARMUP,
-                                              flush=flush)
-            ours_tflops = flops / statistics.median(t_ours) / 1e9
-            base_tflops = flops / statistics.median(t_base) / 1e9
-            ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))
+                ours_tflops, base_tflops, ratio = paired_rates(
+                    ours, base, flops, rounds=ROUNDS, warmup=WARMUP, flush=flush)
             config = dict(cfg, cold_l2=True) if args.cold_l2 else dict(cfg)
             records.append({"kernel": kernel.name, "config": config, "gpu": gpu,
                             "commit": commit, "date": date, "tflops": round(ours_tflops, 1),
@@ -173,9 +168,7 @@ def main():
         torch.cuda.empty_cache()
 
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(records, f, indent=1)
-            f.write("\n")
+        write_records(args.out, records)
     print("\n| kernel | config | tkc TFLOP/s | baseline | baseline TFLOP/s | ratio | rel_err |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:

@@ -28,9 +28,7 @@ Our kernel is timed through Kernel.launch on prepared pointers.
 """
 import argparse
 import datetime
-import json
 import math
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +40,7 @@ sys.path.insert(0, str(ROOT / "python"))
 import tkc  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from timing import l2_flusher, paired_times  # noqa: E402
+from timing import l2_flusher, paired_rates, write_records  # noqa: E402
 
 TOKENS = 16384
 HIDDEN = 2048
@@ -205,11 +203,8 @@ def main():
                     def ours():
                         kernel.launch(pointers, sizes, stream, [scale])
 
-                    t_ours, t_base = paired_times(ours, base, rounds=ROUNDS, warmup=WARMUP,
-                                                  flush=flush)
-                    ours_tflops = flops / statistics.median(t_ours) / 1e9
-                    base_tflops = flops / statistics.median(t_base) / 1e9
-                    ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))
+                    ours_tflops, base_tflops, ratio = paired_rates(
+                        ours, base, flops, rounds=ROUNDS, warmup=WARMUP, flush=flush)
                     config = {"B": B, "H": H, "N": N, "D": D, "causal": causal}
                     if args.cold_l2:
                         config["cold_l2"] = True
@@ -226,9 +221,7 @@ def main():
                     torch.cuda.empty_cache()
 
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(records, f, indent=1)
-            f.write("\n")
+        write_records(args.out, records)
     print("\n| kernel | config | tkc TFLOP/s | FlexAttention TFLOP/s | ratio | rel_err |")
     print("|---|---|---|---|---|---|")
     for r in rows:

@@ -16,18 +16,16 @@ medians of each side. --cold-l2 evicts the L2 before every timed run
 import argparse
 import ctypes
 import datetime
-import json
 import os
 import subprocess
 import sys
 
-import statistics
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from timing import l2_flusher, paired_times  # noqa: E402
+from timing import l2_flusher, paired_rates, write_records  # noqa: E402
 
 SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
           (8192, 8192, 28672), (16384, 4096, 4096), (4096, 14336, 4096)]
@@ -114,11 +112,8 @@ def main():
             err = rel_err(C, reference(A, Bop, tb, epi, bias, None))
             if unwritten or not err <= 1e-2:
                 raise SystemExit(f"{variant} {M}x{N}x{K}: rel_err {err:.3e}, {unwritten} unwritten")
-            t_ours, t_base = paired_times(lambda: gemm(variant, A, Bop, C, bias), baseline,
-                                          rounds=200, warmup=20, flush=flush)
-            ours = flops / statistics.median(t_ours) / 1e9
-            base = flops / statistics.median(t_base) / 1e9
-            ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))
+            ours, base, ratio = paired_rates(lambda: gemm(variant, A, Bop, C, bias), baseline,
+                                             flops, rounds=200, warmup=20, flush=flush)
             rec = {"kernel": variant, "config": f"{what}, M={M} N={N} K={K}, bf16 in, f32 acc, bf16 out{l2}",
                    "gpu": gpu, "commit": commit, "date": date, "tflops": round(ours, 1),
                    "baseline": baseline_name, "baseline_tflops": round(base, 1),
@@ -130,9 +125,7 @@ def main():
         del A, B, Bt, C
         torch.cuda.empty_cache()
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(records, f, indent=1)
-            f.write("\n")
+        write_records(args.out, records)
     print("\n| kernel | shape | tkc TFLOP/s | baseline TFLOP/s | ratio | rel_err |")
     print("|---|---|---|---|---|---|")
     for r in rows:

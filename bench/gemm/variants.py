@@ -24,8 +24,6 @@ of baseline time / our time. Our kernel is timed through Kernel.launch on prepar
 """
 import argparse
 import datetime
-import json
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -38,7 +36,7 @@ sys.path.insert(0, str(ROOT / "python"))
 import tkc  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from timing import l2_flusher, paired_times  # noqa: E402
+from timing import l2_flusher, paired_rates, write_records  # noqa: E402
 
 REL_FRO = 1e-2
 REL_MAX = 2e-2
@@ -198,10 +196,8 @@ def bench(v, kernel, args):
 
         def ours():
             kernel.launch(pointers, sizes, stream, [])
-        t_ours, t_base = paired_times(ours, base, rounds=ROUNDS, warmup=WARMUP, flush=flush)
-        ours_tf = v.flops(s) / statistics.median(t_ours) / 1e9
-        base_tf = v.flops(s) / statistics.median(t_base) / 1e9
-        ratio = statistics.median(b / o for o, b in zip(t_ours, t_base))
+        ours_tf, base_tf, ratio = paired_rates(ours, base, v.flops(s), rounds=ROUNDS,
+                                               warmup=WARMUP, flush=flush)
         config = dict(s, cold_l2=True) if args.cold_l2 else dict(s)
         records.append({"kernel": v.record, "config": config, "gpu": gpu, "commit": commit,
                         "date": date, "tflops": round(ours_tf, 1),
@@ -237,9 +233,7 @@ def main():
             records += got
             failures += bad
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(records, f, indent=1)
-            f.write("\n")
+        write_records(args.out, records)
     print("gemm variants: %s" % ("all passed" if not failures else "%d FAILED" % failures))
     return 1 if failures else 0
 

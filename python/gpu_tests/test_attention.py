@@ -457,47 +457,49 @@ def check_softcap(results, n_values, gen):
             expect_scalar_refused(results, kernel, name, 0.0, r"must be > 0, got 0\.0")
 
 
-def check_alibi(results, n_values, gen):
-    """ALiBi: the paper's slopes (2^(-8 (h + 1) / H)) and random ones of either sign."""
-    if not ALIBI.exists():
-        results.skip("ALiBi: %s does not exist" % ALIBI.relative_to(ROOT))
+def check_per_head(results, n_values, gen, spec, what, key, typical, extreme):
+    """A variant that reads one number per head from a global [H] (`key`, the reference's
+    argument of that name): `typical(H)` at every case, then `extreme` = (values for H = 8,
+    scalars, label) once per kernel."""
+    if not spec.exists():
+        results.skip("%s: %s does not exist" % (what, spec.relative_to(ROOT)))
         return
     import tkc
-    module = tkc.load(ALIBI)
-    cases = [(1, 8, 8, 1), (2, 8, 2, 17), (2, 8, 2, 193), (1, 8, 8, 1000), (2, 8, 1, 100)]
+    module = tkc.load(spec)
+    cases = [(1, 8, 8, 1), (2, 8, 2, 17), (2, 8, 1, 100), (2, 8, 2, 193), (1, 8, 8, 1000),
+             (2, 8, 1, 2048)]
     if 4096 in n_values:
         cases.append((1, 8, 2, 4096))
     for kernel in module.kernels.values():
         causal = is_causal(kernel)
         for B, H, H_kv, N in cases:
-            paper = torch.tensor([2.0 ** (-8.0 * (h + 1) / H) for h in range(H)], device="cuda")
-            check_case(results, kernel, B, H, H_kv, N, gen, causal=causal, slopes=paper,
-                       label=" slopes=paper")
-        uniform = torch.rand(8, device="cuda", generator=gen) * 2 - 1
-        check_case(results, kernel, 2, 8, 2, 300, gen, causal=causal, slopes=uniform,
-                   scalars={"scale": 1.0}, label=" slopes=U(-1,1)")
+            values, label = typical(H)
+            check_case(results, kernel, B, H, H_kv, N, gen, causal=causal, label=label,
+                       **{key: values})
+        values, scalars, label = extreme
+        check_case(results, kernel, 2, 8, 2, 300, gen, causal=causal, scalars=scalars,
+                   label=label, **{key: values})
+
+
+def check_alibi(results, n_values, gen):
+    """ALiBi: the paper's slopes (2^(-8 (h + 1) / H)), and random ones of either sign with a
+    scale of 1."""
+    def paper(H):
+        return (torch.tensor([2.0 ** (-8.0 * (h + 1) / H) for h in range(H)], device="cuda"),
+                " slopes=paper")
+    uniform = torch.rand(8, device="cuda", generator=gen) * 2 - 1
+    check_per_head(results, n_values, gen, ALIBI, "ALiBi", "slopes", paper,
+                   (uniform, {"scale": 1.0}, " slopes=U(-1,1)"))
 
 
 def check_sink(results, n_values, gen):
     """Sinks: random normal ones, and large ones of either sign (a sink far above every score
     takes nearly all the weight; far below, none)."""
-    if not SINK.exists():
-        results.skip("sinks: %s does not exist" % SINK.relative_to(ROOT))
-        return
-    import tkc
-    module = tkc.load(SINK)
-    cases = [(1, 8, 8, 1), (2, 8, 2, 17), (2, 8, 2, 193), (1, 8, 8, 1000), (2, 8, 1, 2048)]
-    if 4096 in n_values:
-        cases.append((1, 8, 2, 4096))
-    for kernel in module.kernels.values():
-        causal = is_causal(kernel)
-        for B, H, H_kv, N in cases:
-            sinks = torch.randn(H, device="cuda", generator=gen)
-            check_case(results, kernel, B, H, H_kv, N, gen, causal=causal, sinks=sinks,
-                       label=" sinks=N(0,1)")
-        big = torch.tensor([30.0, -30.0, 0.0, 5.0, -5.0, 60.0, -60.0, 1.0], device="cuda")
-        check_case(results, kernel, 2, 8, 2, 300, gen, causal=causal, sinks=big,
-                   label=" sinks=+-30,+-60")
+    def normal(H):
+        return torch.randn(H, device="cuda", generator=gen), " sinks=N(0,1)"
+    big = torch.tensor([30.0, -30.0, 0.0, 5.0, -5.0, 60.0, -60.0, 1.0], device="cuda")
+    check_per_head(results, n_values, gen, SINK, "sinks", "sinks", normal,
+                   (big, {}, " sinks=+-30,+-60"))
 
 
 def check_finish_block(results, n_values, gen):
