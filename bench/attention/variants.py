@@ -12,18 +12,23 @@ computes the same):
   sink   attention_sink.yaml: one more logit per head, sinks[h] (random normal),
          with no value; FlexAttention over N + 1 keys, the last one's score
          sinks[h] and its value zero, visible to every query.
+  offset attention_offset_causal.yaml: M = N / 2 queries, the last M positions
+         of the N keys (query i sees keys j <= i + N - M); causal only.
+         FlexAttention with that block mask, and SDPA with causal_lower_right
+         (a second baseline, recorded on its own).
 
 Configurations: batch x sequence length = 16384 tokens, hidden 2048, so H =
 2048 / D heads, N in 1024 ... 16384, B = 16384 / N, causal and not. FLOPs =
-4 B H N^2 D (half for causal). bf16 random normal Q, K, V; slopes 2^(-8 (h+1) / H)
+4 B H N^2 D (half for causal; for offset 4 B H D (M N - M^2 / 2), the
+scores left of the shifted diagonal). bf16 random normal Q, K, V; slopes 2^(-8 (h+1) / H)
 (the ALiBi paper's). FlexAttention is torch.compile(flex_attention) compiled
 for each shape (dynamo's recompile limit raised so that no point runs eager).
 
-For every point: our outputs (poisoned with NaN) against FlexAttention's
+For every point: our outputs (poisoned with NaN) against each baseline's
 (relative Frobenius error of O at most 1e-2, every row written), then 10
 warm-up runs of each and 30 paired rounds (bench/timing.py), the order
 swapped every round; --cold-l2 evicts the L2 before every timed run. The
-ratio is the median of FlexAttention time / our time (above 1: ours faster).
+ratio is the median of the baseline's time / our time (above 1: ours faster).
 Our kernel is timed through Kernel.launch on prepared pointers.
 """
 import argparse
@@ -61,9 +66,35 @@ def causal_mask(b, h, q_idx, kv_idx):
     return q_idx >= kv_idx
 
 
-class Alibi:
-    """Our globals after Q, K, V, O, L (extra) and the FlexAttention call that computes the
-    same O (baseline)."""
+FLEX = ("flex", "flex_attention (torch.compile)")
+
+
+class Variant:
+    """A spec, our globals after Q, K, V, O, L (extra) and the calls that compute the same O
+    (baselines: (short name, description, function), the first the one the variant is
+    measured against first). Queries and keys are both N long, causal or not."""
+    causal_values = (False, True)
+
+    def __init__(self, B, H, N, D):
+        pass
+
+    @staticmethod
+    def queries(N):
+        return N
+
+    @staticmethod
+    def causal(kernel):
+        return kernel.params.get("causal") == "true"
+
+    @staticmethod
+    def flops(B, H, M, N, D, causal):
+        return 4.0 * B * H * N * N * D / (2 if causal else 1)
+
+    def extra(self):
+        return []
+
+
+class Alibi(Variant):
     spec = ROOT / "kernels-spec" / "attention_alibi.yaml"
 
     def __init__(self, B, H, N, D):
@@ -72,17 +103,17 @@ class Alibi:
     def extra(self):
         return [self.slopes]
 
-    def baseline(self, flex, create_block_mask, Q, K, V, scale, causal):
+    def baselines(self, flex, create_block_mask, Q, K, V, scale, causal):
         slopes = self.slopes
         N = Q.shape[2]
 
         def alibi(score, b, h, q_idx, kv_idx):
             return score + slopes[h] * (kv_idx - q_idx)
         mask = create_block_mask(causal_mask, None, None, N, N) if causal else None
-        return lambda: flex(Q, K, V, score_mod=alibi, block_mask=mask, scale=scale)
+        return [FLEX + (lambda: flex(Q, K, V, score_mod=alibi, block_mask=mask, scale=scale),)]
 
 
-class Sink:
+class Sink(Variant):
     """gpt-oss's sinks: FlexAttention over one more key column, N, whose score is sinks[h]
     and whose value is zero."""
     spec = ROOT / "kernels-spec" / "attention_sink.yaml"
@@ -93,7 +124,7 @@ class Sink:
     def extra(self):
         return [self.sinks]
 
-    def baseline(self, flex, create_block_mask, Q, K, V, scale, causal):
+    def baselines(self, flex, create_block_mask, Q, K, V, scale, causal):
         sinks = self.sinks
         B, H, N, D = Q.shape
         zero = torch.zeros(B, H, 1, D, device="cuda", dtype=Q.dtype)
@@ -106,18 +137,46 @@ class Sink:
             return (q_idx >= kv_idx) | (kv_idx == N)
         mask = create_block_mask(causal_or_sink if causal else (lambda b, h, q, kv: kv >= 0),
                                  None, None, N, N + 1)
-        return lambda: flex(Q, K1, V1, score_mod=sink, block_mask=mask, scale=scale)
+        return [FLEX + (lambda: flex(Q, K1, V1, score_mod=sink, block_mask=mask, scale=scale),)]
 
 
-VARIANTS = {"alibi": Alibi, "sink": Sink}
+class Offset(Variant):
+    """Causal with M = N / 2 queries aligned to the keys' end (chunked prefill)."""
+    spec = ROOT / "kernels-spec" / "attention_offset_causal.yaml"
+    causal_values = (True,)
+
+    @staticmethod
+    def queries(N):
+        return N // 2
+
+    @staticmethod
+    def causal(kernel):
+        return True
+
+    @staticmethod
+    def flops(B, H, M, N, D, causal):
+        return 4.0 * B * H * D * (M * N - M * M / 2)
+
+    def baselines(self, flex, create_block_mask, Q, K, V, scale, causal):
+        from torch.nn.attention.bias import causal_lower_right
+        M, N = Q.shape[2], K.shape[2]
+        shift = N - M
+
+        def lower_right(b, h, q_idx, kv_idx):
+            return q_idx + shift >= kv_idx
+        mask = create_block_mask(lower_right, None, None, M, N)
+        bias = causal_lower_right(M, N)
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        return [FLEX + (lambda: flex(Q, K, V, block_mask=mask, scale=scale),),
+                ("sdpa", "scaled_dot_product_attention (causal_lower_right)",
+                 lambda: sdpa(Q, K, V, attn_mask=bias, scale=scale))]
+
+
+VARIANTS = {"alibi": Alibi, "sink": Sink, "offset": Offset}
 
 
 def head_dim(kernel):
     return next(a for a in kernel.info.arguments if a.name == "Q").dims[-1]
-
-
-def is_causal(kernel):
-    return kernel.params.get("causal") == "true"
 
 
 def rel_err(out, ref):
@@ -158,26 +217,29 @@ def main():
     for vname in args.variant or sorted(VARIANTS):
         cls = VARIANTS[vname]
         module = tkc.load(cls.spec)
-        kernels = {(head_dim(k), is_causal(k)): k for k in module.kernels.values()}
+        kernels = {(head_dim(k), cls.causal(k)): k for k in module.kernels.values()}
         for D in args.d or (64, 128):
             H = HIDDEN // D
-            for causal in (False, True):
+            for causal in cls.causal_values:
                 kernel = kernels.get((D, causal))
                 for N in n_values:
                     B = TOKENS // N
-                    what = "%s B=%d H=%d N=%d D=%d %s" % (vname, B, H, N, D,
-                                                          "causal" if causal else "non-causal")
+                    M = cls.queries(N)
+                    what = "%s B=%d H=%d %sN=%d D=%d %s" % (
+                        vname, B, H, "M=%d " % M if M != N else "", N, D,
+                        "causal" if causal else "non-causal")
                     if kernel is None:
                         problems.append("%s: no kernel" % what)
                         continue
                     variant = cls(B, H, N, D)
-                    flops = 4.0 * B * H * N * N * D / (2 if causal else 1)
+                    flops = cls.flops(B, H, M, N, D, causal)
                     scale = 1 / math.sqrt(D)
-                    Q, K, V = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
-                               for _ in range(3))
-                    O = torch.full((B, H, N, D), float("nan"), device="cuda",
+                    Q = torch.randn(B, H, M, D, device="cuda", dtype=torch.bfloat16)
+                    K, V = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
+                            for _ in range(2))
+                    O = torch.full((B, H, M, D), float("nan"), device="cuda",
                                    dtype=torch.bfloat16)
-                    L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
+                    L = torch.full((B, H, M), float("nan"), device="cuda", dtype=torch.float32)
                     try:
                         kernel(Q, K, V, *variant.extra(), out=(O, L), scale=scale)
                         torch.cuda.synchronize()
@@ -186,46 +248,53 @@ def main():
                         print("FAIL %s: %s" % (what, e), flush=True)
                         continue
                     unwritten = (torch.isnan(O).any(-1) | torch.isnan(L)).sum().item()
-                    base = variant.baseline(flex, create_block_mask, Q, K, V, scale, causal)
-                    ref = base()
-                    torch.cuda.synchronize()
-                    err = rel_err(O, ref)
-                    if unwritten or not err <= REL_ERR_MAX:
-                        problems.append("%s: rel_err %.3e against FlexAttention, %d rows "
-                                        "unwritten" % (what, err, unwritten))
-                        print("FAIL %s: rel_err %.3e, %d rows unwritten; not timed"
-                              % (what, err, unwritten), flush=True)
-                        continue
                     pointers = [t.data_ptr() for t in [Q, K, V, O, L] + variant.extra()]
-                    sizes = [{"B": B, "H": H, "N": N, "H_kv": H}[s] for s in kernel.info.sizes]
+                    sizes = [{"B": B, "H": H, "N": N, "M": M, "H_kv": H}[s]
+                             for s in kernel.info.sizes]
                     stream = torch.cuda.current_stream().cuda_stream
 
                     def ours():
                         kernel.launch(pointers, sizes, stream, [scale])
 
-                    ours_tflops, base_tflops, ratio = paired_rates(
-                        ours, base, flops, rounds=ROUNDS, warmup=WARMUP, flush=flush)
-                    config = {"B": B, "H": H, "N": N, "D": D, "causal": causal}
-                    if args.cold_l2:
-                        config["cold_l2"] = True
-                    records.append({"kernel": "%s_vs_flex" % kernel.name, "config": config,
-                                    "gpu": gpu, "commit": commit, "date": date,
-                                    "tflops": round(ours_tflops, 1),
-                                    "baseline": "flex_attention (torch.compile)",
-                                    "baseline_tflops": round(base_tflops, 1),
-                                    "ratio": round(ratio, 3), "rel_err": float("%.3e" % err)})
-                    rows.append((kernel.name, what, ours_tflops, base_tflops, ratio, err))
-                    print("%-24s %-44s tkc %6.1f  flex %6.1f  ratio %.3f  rel_err %.2e"
-                          % (kernel.name, what, ours_tflops, base_tflops, ratio, err), flush=True)
-                    del Q, K, V, O, L, ref
+                    for short, desc, base in variant.baselines(flex, create_block_mask, Q, K, V,
+                                                               scale, causal):
+                        ref = base()
+                        torch.cuda.synchronize()
+                        err = rel_err(O, ref)
+                        if unwritten or not err <= REL_ERR_MAX:
+                            problems.append("%s: rel_err %.3e against %s, %d rows unwritten"
+                                            % (what, err, short, unwritten))
+                            print("FAIL %s: rel_err %.3e against %s, %d rows unwritten; not "
+                                  "timed" % (what, err, short, unwritten), flush=True)
+                            continue
+                        ours_tflops, base_tflops, ratio = paired_rates(
+                            ours, base, flops, rounds=ROUNDS, warmup=WARMUP, flush=flush)
+                        config = {"B": B, "H": H, "N": N, "D": D, "causal": causal}
+                        if M != N:
+                            config["M"] = M
+                        if args.cold_l2:
+                            config["cold_l2"] = True
+                        records.append({"kernel": "%s_vs_%s" % (kernel.name, short),
+                                        "config": config, "gpu": gpu, "commit": commit,
+                                        "date": date, "tflops": round(ours_tflops, 1),
+                                        "baseline": desc,
+                                        "baseline_tflops": round(base_tflops, 1),
+                                        "ratio": round(ratio, 3), "rel_err": float("%.3e" % err)})
+                        rows.append((kernel.name, what, short, ours_tflops, base_tflops, ratio,
+                                     err))
+                        print("%-24s %-50s tkc %6.1f  %s %6.1f  ratio %.3f  rel_err %.2e"
+                              % (kernel.name, what, ours_tflops, short, base_tflops, ratio, err),
+                              flush=True)
+                        del ref
+                    del Q, K, V, O, L
                     torch.cuda.empty_cache()
 
     if args.out:
         write_records(args.out, records)
-    print("\n| kernel | config | tkc TFLOP/s | FlexAttention TFLOP/s | ratio | rel_err |")
-    print("|---|---|---|---|---|---|")
+    print("\n| kernel | config | baseline | tkc TFLOP/s | baseline TFLOP/s | ratio | rel_err |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %s | %s | %.1f | %.1f | %.3f | %.2e |" % r)
+        print("| %s | %s | %s | %.1f | %.1f | %.3f | %.2e |" % r)
     for p in problems:
         print("problem: %s" % p)
     return 1 if problems else 0

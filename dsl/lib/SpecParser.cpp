@@ -118,9 +118,10 @@ public:
       return std::nullopt;
 
     static const KeySpec keys[] = {
-        {"kernel", true},   {"arch", false},    {"template", true},   {"params", false},
-        {"globals", true},  {"tiles", true},    {"grid", false},      {"producer", true},
-        {"consumer", true}, {"scalars", false}, {"constants", false}, {"select", false},
+        {"kernel", true},    {"arch", false},    {"template", true},   {"params", false},
+        {"globals", true},   {"tiles", true},    {"grid", false},      {"producer", true},
+        {"consumer", true},  {"scalars", false}, {"constants", false}, {"select", false},
+        {"requires", false},
     };
     MapReader reader(root, "the spec", root.loc, keys, diags);
 
@@ -154,6 +155,8 @@ public:
                   });
     if (const yaml::Entry *e = reader.get("scalars"))
       parseScalars(*e, spec.scalars);
+    if (const yaml::Entry *e = reader.get("requires"))
+      parseCondition(*e->value, "'requires'", spec.requirements);
     if (const yaml::Entry *e = reader.get("tiles"))
       parseTiles(*e, spec.tiles);
     if (const yaml::Entry *e = reader.get("grid"))

@@ -7,7 +7,8 @@ N = 193 (one full 192-row task and a one-row tail; a partial last key tile),
 B = 1, H = 4, H_kv = 2; the sliding-window kernels also at N = 1000 with a window
 of 100 keys, where the later tasks' loops start past the first key tile; a
 launcher that chooses its kernel by the sizes (`chooses` in the manifest) also
-at N = 8193 with one head, where the D = 64 launchers take key tiles of 192; and the
+at N = 8193 with one head, where the D = 64 launchers take key tiles of 192; the
+offset-causal kernels with M = 100 queries, the last of N = 193 keys; and the
 program that stages its store in per-warpgroup finish blocks released late
 (test/Emit/finish-block.yaml) at N = 1000 with B = 2, H = 16 (256 tasks, about two a
 block, so the late release and the warpgroups' meeting are exercised). The
@@ -36,6 +37,9 @@ def main():
             more = [(8193, {}, (1, 1))] if kernel.info.chooses else []
             for N, scalars, heads in cases + more:
                 failures += not run_once(kernel, N, scalars, heads)
+    if ta.OFFSET_CAUSAL.exists():
+        for kernel in tkc.load(str(ta.OFFSET_CAUSAL)).kernels.values():
+            failures += not run_once(kernel, 193, {}, (4, 2), M=100)
     failures += not run_finish_block()
     return 1 if failures else 0
 
@@ -55,19 +59,21 @@ def run_finish_block():
     return ok
 
 
-def run_once(kernel, N, scalars, heads):
+def run_once(kernel, N, scalars, heads, M=None):
     D = ta.head_dim(kernel)
+    M = N if M is None else M
     gen = torch.Generator(device="cuda").manual_seed(7)
     B, (H, H_kv) = 1, heads
-    Q = torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+    Q = torch.randn(B, H, M, D, device="cuda", dtype=torch.bfloat16, generator=gen)
     K = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
     V = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
-    O = torch.full((B, H, N, D), float("nan"), device="cuda", dtype=torch.bfloat16)
-    L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
+    O = torch.full((B, H, M, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+    L = torch.full((B, H, M), float("nan"), device="cuda", dtype=torch.float32)
     kernel(Q, K, V, out=(O, L), **scalars)
     torch.cuda.synchronize()
     ok = bool(torch.isfinite(O.float()).all() and torch.isfinite(L).all())
-    print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: N={N} {scalars} outputs finite={ok}")
+    rows = f"M={M} N={N}" if M != N else f"N={N}"
+    print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: {rows} {scalars} outputs finite={ok}")
     return ok
 
 

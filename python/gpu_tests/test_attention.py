@@ -44,6 +44,7 @@ SLIDING_WINDOW = SPECS / "attention_sliding_window.yaml"
 SOFTCAP = SPECS / "attention_softcap.yaml"
 ALIBI = SPECS / "attention_alibi.yaml"
 SINK = SPECS / "attention_sink.yaml"
+OFFSET_CAUSAL = SPECS / "attention_offset_causal.yaml"
 FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
 
 # O is bf16: rounding alone is up to 2^-9 of |O| (|O| < ~4 here); the bounds
@@ -69,12 +70,14 @@ REFERENCE_CHUNK_BYTES = 1 << 31
 # Reference
 # ----------------------------------------------------------------------------
 
-def visible(n, causal=False, window=None, device="cpu"):
-    """[n, n] bool: key j is visible from query i. Causal: j <= i. Sliding
-    window of `window` keys: i - window < j <= i."""
-    i = torch.arange(n, device=device)[:, None]
-    j = torch.arange(n, device=device)[None, :]
-    keep = torch.ones(n, n, dtype=torch.bool, device=device)
+def visible(n, causal=False, window=None, device="cpu", keys=None):
+    """[n, keys] bool (keys = n by default): key j is visible from query i, query i being
+    key position i + keys - n (the queries the last n positions). Causal: j <= that
+    position. Sliding window of `window` keys: position - window < j <= position."""
+    keys = n if keys is None else keys
+    i = torch.arange(n, device=device)[:, None] + (keys - n)
+    j = torch.arange(keys, device=device)[None, :]
+    keep = torch.ones(n, keys, dtype=torch.bool, device=device)
     if causal or window is not None:
         keep &= j <= i
     if window is not None:
@@ -83,15 +86,16 @@ def visible(n, causal=False, window=None, device="cpu"):
 
 
 def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None, sinks=None):
-    """(O, L) in fp32 for bf16 Q [B, H, N, D], K and V [B, H_kv, N, D]."""
-    B, H, N, D = Q.shape
-    H_kv = K.shape[1]
-    assert H % H_kv == 0 and K.shape == V.shape == (B, H_kv, N, D)
+    """(O, L) in fp32 for bf16 Q [B, H, M, D], K and V [B, H_kv, N, D], M <= N: query i is
+    position i + N - M (the masks and ALiBi's j - i count in positions)."""
+    B, H, M, D = Q.shape
+    H_kv, N = K.shape[1], K.shape[2]
+    assert H % H_kv == 0 and K.shape == V.shape == (B, H_kv, N, D) and M <= N
     group = H // H_kv
-    O = torch.empty(B, H, N, D, dtype=torch.float32, device=Q.device)
-    L = torch.empty(B, H, N, dtype=torch.float32, device=Q.device)
-    keep = visible(N, causal, window, Q.device)
-    chunk = max(1, REFERENCE_CHUNK_BYTES // (B * N * N * 4))
+    O = torch.empty(B, H, M, D, dtype=torch.float32, device=Q.device)
+    L = torch.empty(B, H, M, dtype=torch.float32, device=Q.device)
+    keep = visible(M, causal, window, Q.device, keys=N)
+    chunk = max(1, REFERENCE_CHUNK_BYTES // (B * M * N * 4))
     for h0 in range(0, H, chunk):
         h1 = min(H, h0 + chunk)
         kv = torch.arange(h0, h1, device=Q.device) // group
@@ -103,10 +107,10 @@ def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=No
             S = torch.tanh(S / softcap) * softcap
         if slopes is not None:  # ALiBi: slopes[h] * (j - i)
             pos = torch.arange(N, device=Q.device, dtype=torch.float32)
-            S += slopes[h0:h1].float()[None, :, None, None] * (pos[None, :] - pos[:, None])
+            S += slopes[h0:h1].float()[None, :, None, None] * (pos[None, :] - pos[N - M:, None])
         S.masked_fill_(~keep, float("-inf"))
         if sinks is not None:  # one more logit a head, with no value
-            col = sinks[h0:h1].float()[None, :, None, None].expand(B, h1 - h0, N, 1)
+            col = sinks[h0:h1].float()[None, :, None, None].expand(B, h1 - h0, M, 1)
             S = torch.cat([S, col], dim=-1)
             v = torch.cat([v, torch.zeros_like(v[:, :, :1])], dim=2)
         lse = torch.logsumexp(S, dim=-1)
@@ -120,22 +124,24 @@ def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=No
 def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None,
                     sinks=None):
     """The same, one element at a time in Python floats (tiny sizes only)."""
-    B, H, N, D = Q.shape
+    B, H, M, D = Q.shape
+    N = K.shape[2]
     group = H // K.shape[1]
     q, k, v = Q.float().tolist(), K.float().tolist(), V.float().tolist()
-    O = [[[[0.0] * D for _ in range(N)] for _ in range(H)] for _ in range(B)]
-    L = [[[0.0] * N for _ in range(H)] for _ in range(B)]
+    O = [[[[0.0] * D for _ in range(M)] for _ in range(H)] for _ in range(B)]
+    L = [[[0.0] * M for _ in range(H)] for _ in range(B)]
     for b in range(B):
         for h in range(H):
             g = h // group
-            for i in range(N):
+            for r in range(M):
+                i = r + N - M  # the query's position among the keys
                 scores = {}
                 for j in range(N):
                     if (causal or window is not None) and j > i:
                         continue
                     if window is not None and j <= i - window:
                         continue
-                    s = scale * sum(q[b][h][i][d] * k[b][g][j][d] for d in range(D))
+                    s = scale * sum(q[b][h][r][d] * k[b][g][j][d] for d in range(D))
                     if softcap is not None:
                         s = softcap * math.tanh(s / softcap)
                     if slopes is not None:
@@ -146,9 +152,9 @@ def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None, slo
                     logits.append(float(sinks[h]))
                 m = max(logits)
                 total = sum(math.exp(s - m) for s in logits)
-                L[b][h][i] = m + math.log(total)
+                L[b][h][r] = m + math.log(total)
                 for d in range(D):
-                    O[b][h][i][d] = sum(math.exp(s - m) / total * v[b][g][j][d]
+                    O[b][h][r][d] = sum(math.exp(s - m) / total * v[b][g][j][d]
                                         for j, s in scores.items())
     return torch.tensor(O), torch.tensor(L)
 
@@ -174,24 +180,30 @@ def self_test():
                            {"softcap": 0.7}, {"softcap": 0.7, "causal": True},
                            {"slopes": slopes}, {"slopes": slopes, "causal": True},
                            {"sinks": sinks}, {"sinks": sinks, "causal": True}):
-                    got = reference(Q, K, V, 1.3, **kw)
-                    want = naive_reference(Q, K, V, 1.3, **kw)
-                    err = max((got[0] - want[0]).abs().max().item(),
-                              (got[1] - want[1]).abs().max().item())
-                    ok = err < 1e-5
-                    failures += not ok
-                    shown = {k: (v.tolist() if torch.is_tensor(v) else v) for k, v in kw.items()}
-                    print("%s reference self-test N=%d %s chunk=%d: max error %.1e"
-                          % ("ok  " if ok else "FAIL", N, shown or "full", chunk_bytes, err),
-                          flush=True)
+                    # All N queries, and the last N // 2 + 1 of them (aligned to the end).
+                    for M in sorted({N, N // 2 + 1}):
+                        q = Q[:, :, N - M:]
+                        got = reference(q, K, V, 1.3, **kw)
+                        want = naive_reference(q, K, V, 1.3, **kw)
+                        err = max((got[0] - want[0]).abs().max().item(),
+                                  (got[1] - want[1]).abs().max().item())
+                        ok = err < 1e-5
+                        failures += not ok
+                        shown = {k: (v.tolist() if torch.is_tensor(v) else v)
+                                 for k, v in kw.items()}
+                        print("%s reference self-test M=%d N=%d %s chunk=%d: max error %.1e"
+                              % ("ok  " if ok else "FAIL", M, N, shown or "full", chunk_bytes,
+                                 err), flush=True)
     finally:
         REFERENCE_CHUNK_BYTES = saved
     # The masks themselves, spelled out.
     expected = torch.tensor([[1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1]],
                             dtype=torch.bool)
+    # Two queries, the last of five keys: each sees the keys up to its own position.
+    offset = torch.tensor([[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]], dtype=torch.bool)
     ok = torch.equal(visible(4, window=2), expected) and \
         torch.equal(visible(4, causal=True), torch.ones(4, 4).tril().bool()) and \
-        bool(visible(3).all())
+        bool(visible(3).all()) and torch.equal(visible(2, causal=True, keys=5), offset)
     failures += not ok
     print("%s reference self-test masks" % ("ok  " if ok else "FAIL"), flush=True)
     return failures
@@ -261,8 +273,10 @@ def errors(O, L, O_ref, L_ref):
 
 
 def check_case(results, kernel, B, H, H_kv, N, gen, scalars=None, causal=False, window=None,
-               softcap=None, scale=None, label="", slopes=None, sinks=None):
-    """One launch with poisoned outputs against the reference."""
+               softcap=None, scale=None, label="", slopes=None, sinks=None, M=None):
+    """One launch with poisoned outputs against the reference; M queries (N by default),
+    the last M of the N key positions."""
+    M = N if M is None else M
     D = head_dim(kernel)
     scalars = dict(scalars or {})
     if scale is None:
@@ -270,12 +284,13 @@ def check_case(results, kernel, B, H, H_kv, N, gen, scalars=None, causal=False, 
     if scale is None:
         results.report(False, "%s: no scale given and no default for it" % kernel.name)
         return
-    Q = torch.randn(B, H, N, D, device="cuda", generator=gen).bfloat16()
+    Q = torch.randn(B, H, M, D, device="cuda", generator=gen).bfloat16()
     K = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
     V = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
-    O = torch.full((B, H, N, D), float("nan"), device="cuda", dtype=torch.bfloat16)
-    L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
-    what = "%s B=%d H=%d H_kv=%d N=%d scale=%.4g%s" % (kernel.name, B, H, H_kv, N, scale, label)
+    O = torch.full((B, H, M, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+    L = torch.full((B, H, M), float("nan"), device="cuda", dtype=torch.float32)
+    what = "%s B=%d H=%d H_kv=%d %sN=%d scale=%.4g%s" % (
+        kernel.name, B, H, H_kv, "M=%d " % M if M != N else "", N, scale, label)
     try:
         inputs = tuple(t for t in (slopes, sinks) if t is not None)
         got = kernel(Q, K, V, *inputs, out=(O, L), **scalars)
@@ -502,6 +517,29 @@ def check_sink(results, n_values, gen):
                    (big, {}, " sinks=+-30,+-60"))
 
 
+def check_offset_causal(results, n_values, gen):
+    """Causal with M queries, the last M positions of N keys: M = N (attention_fwd's mask),
+    M < N across tile and task edges, one query; M > N refused by the launcher."""
+    if not OFFSET_CAUSAL.exists():
+        results.skip("offset causal: %s does not exist" % OFFSET_CAUSAL.relative_to(ROOT))
+        return
+    import tkc
+    module = tkc.load(OFFSET_CAUSAL)
+    cases = [(2, 8, 2, 1, 1), (2, 8, 2, 1, 17), (2, 8, 1, 17, 100), (2, 8, 8, 100, 100),
+             (2, 8, 2, 191, 193), (1, 8, 2, 192, 1000), (2, 8, 1, 193, 2048),
+             (1, 8, 8, 1000, 1000), (2, 8, 2, 64, 2047), (1, 4, 1, 383, 385)]
+    if 4096 in n_values:
+        cases += [(1, 8, 2, 2048, 4096), (1, 8, 8, 4096, 8193)]
+    for kernel in module.kernels.values():
+        for B, H, H_kv, M, N in cases:
+            check_case(results, kernel, B, H, H_kv, N, gen, causal=True, M=M)
+        D = head_dim(kernel)
+        Q = torch.randn(1, 2, 65, D, device="cuda").bfloat16()
+        K, V = (torch.randn(1, 2, 64, D, device="cuda").bfloat16() for _ in range(2))
+        expect_refused(results, kernel, tkc.LaunchError, r"requires M <= N; got M = 65, N = 64",
+                       Q, K, V)
+
+
 def check_finish_block(results, n_values, gen):
     """O = softmax(scale Q K^T) V with V wider than Q: the store stages in the finish block."""
     import tkc
@@ -553,6 +591,7 @@ def run_all(quick=False, seed=2024):
     check_softcap(results, n_values, gen)
     check_alibi(results, n_values, gen)
     check_sink(results, n_values, gen)
+    check_offset_causal(results, n_values, gen)
     check_finish_block(results, n_values, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)

@@ -90,13 +90,17 @@ void KernelPrinter::printComputeIters(const std::string &idle) {
     w.comment("Each row needs the stages up to itself only: this warpgroup stops after its "
               "own last row (the task's other warpgroups may need more).");
     auto scope = w.scope("");
-    w.linef("const long long tkc_end = (long long)args.common.{} * {} + ({} + 1) * 64{};",
-            k.loopBound.stopVar, k.loopBound.stopStep, rowsBlock(), minusLeadRows());
+    w.linef("const long long tkc_end = (long long)args.common.{} * {} + ({} + 1) * 64{}{};",
+            k.loopBound.stopVar, k.loopBound.stopStep, rowsBlock(), minusLeadRows(),
+            deviceShift(k.loopBound.shift));
     w.linef("const long long tkc_extent = tkc_end < {0} ? tkc_end : {0};", sizeExpr(k.loop.size));
     w.linef("const int tkc_iters = static_cast<int>((tkc_extent + {0} - 1) / {0}){1};", k.loop.step,
             k.loopBound.start ? fmt::format(" - args.common.{}_start", k.loop.name) : "");
     w.line("if (tkc_iters < args.compute_iters)");
-    w.line("  args.compute_iters = tkc_iters;");
+    // A shift may end a warpgroup's rows before the loop's first element (C++ division
+    // truncates toward zero, so tkc_iters may then be below 0).
+    w.linef("  args.compute_iters = {};",
+            k.loopBound.shift.empty() ? "tkc_iters" : "tkc_iters > 0 ? tkc_iters : 0");
   }
   if (k.loopBound.start) {
     w.comment("And its rows need none of the stages before its own first row's first element "

@@ -228,10 +228,16 @@ std::string KernelPrinter::minusLeadRows() const {
   return k.plan.rowsFromEnd ? minusLeadBlocks() + " * 64" : "";
 }
 
+std::string KernelPrinter::deviceShift(const std::vector<ir::SizeTerm> &shift) const {
+  return ir::sizeTermsText(
+      shift, [](const std::string &size) { return "(long long)args.globals." + size; });
+}
+
 std::string KernelPrinter::loopStartElement(const std::string &rowOffset) const {
   const ir::LoopBound::Start &start = *k.loopBound.start;
-  return fmt::format("(double)((long long)args.common.{} * {}{}{}) - {} {} {}.0",
+  return fmt::format("(double)((long long)args.common.{} * {}{}{}{}) - {} {} {}.0",
                      k.loopBound.stopVar, k.loopBound.stopStep, rowOffset, minusLeadRows(),
+                     deviceShift(start.shift),
                      start.scalar.empty() ? fmt::format("{}.0", start.constant)
                                           : "(double)args.globals." + start.scalar,
                      start.offset < 0 ? '-' : '+', std::abs(start.offset));
@@ -653,13 +659,19 @@ void KernelPrinter::printTasksByLength() {
     branch.emplace(w.scope("else"));
   printLongestFirst();
   branch.reset();
-  w.linef("const long long end = (long long)(args.common.{} + 1) * {}{};", stop,
-          k.loopBound.stopStep, minusLeadRows());
+  w.linef("const long long end = (long long)(args.common.{} + 1) * {}{}{};", stop,
+          k.loopBound.stopStep, minusLeadRows(), deviceShift(k.loopBound.shift));
   w.linef("const long long extent = end < args.globals.{0} ? end : args.globals.{0};",
           k.loop.size.str());
-  w.linef("args.num_iters = static_cast<int>((extent + {0} - 1) / {0});", k.loop.step);
+  if (k.loopBound.shift.empty()) {
+    w.linef("args.num_iters = static_cast<int>((extent + {0} - 1) / {0});", k.loop.step);
+  } else {
+    w.comment("A shift may end a task before the loop's first element: no stage then.");
+    w.linef("args.num_iters = extent > 0 ? static_cast<int>((extent + {0} - 1) / {0}) : 0;",
+            k.loop.step);
+  }
   if (const auto &start = k.loopBound.start) {
-    w.comment(fmt::format("The task's rows need the elements of {} from row - {} on "
+    w.comment(fmt::format("The task's rows need the elements of {} from row{} on "
                           "(its first row's, the earliest): the loop begins at that "
                           "element's tile.",
                           k.loop.size.str(), start->str()));

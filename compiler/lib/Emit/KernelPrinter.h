@@ -87,6 +87,8 @@ private:
   std::string columnLimit(const ir::ColumnBound &bound) const;
   std::string minusLeadBlocks() const;
   std::string minusLeadRows() const;
+  /// ` + (long long)args.globals.N - (long long)args.globals.M` for a loop bound's shift.
+  std::string deviceShift(const std::vector<ir::SizeTerm> &shift) const;
   std::string loopStartElement(const std::string &rowOffset) const;
   std::string rowsBlock(bool next = false) const;
   std::string warpgroupCoord(const std::vector<ir::Coord> &coords, bool next = false) const;
@@ -128,6 +130,7 @@ private:
   std::string taskReadRef(unsigned index) const;
   void printTaskReads();
   std::string elementwise(const ir::Elementwise &e) const;
+  std::string taskInteger(const ir::Elementwise &e) const;
   std::string floatPosition(const ir::Elementwise &e) const;
   void printApply(const std::string &dst, bool tile, const ir::Elementwise &e);
   void declareIfNew(unsigned index);

@@ -256,6 +256,26 @@ void KernelPrinter::printLauncher() {
               scalar.name, check.op, fmt::format("{}", check.bound), scalar.name);
     }
   }
+  if (!k.requirements.empty())
+    w.comment("The spec's 'requires': relations of the sizes this kernel is written for.");
+  for (const ir::Requirement &r : k.requirements) {
+    auto cpp = [](const ir::IndexExpr &e) {
+      return e.render([](const ir::IndexExpr &leaf) { return "(long long)" + leaf.name; });
+    };
+    llvm::SmallVector<std::string, 4> sizes, got;
+    for (const ir::IndexExpr *side : {&r.lhs, &r.rhs})
+      ir::walk(*side, [&](const ir::IndexExpr &leaf) {
+        if (leaf.kind == ir::IndexExpr::Kind::Size && !llvm::is_contained(sizes, leaf.name))
+          sizes.push_back(leaf.name);
+      });
+    for (const std::string &size : sizes)
+      got.push_back(fmt::format("\"{} = \" + std::to_string({})", ir::specSpelling(size), size));
+    w.linef("if (!({} {} {}))", cpp(r.lhs), r.op, cpp(r.rhs));
+    w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": this kernel requires "
+            "{}{}\"{});",
+            ir::specSpelling(r.str()), got.empty() ? "" : "; got ",
+            got.empty() ? "" : " + " + llvm::join(got, " + \", \" + "));
+  }
   // Divisions of sizes in index expressions read nothing but sizes: checked before the
   // empty-problem return, like the other shape relations (printIndexChecks skips them then).
   llvm::StringSet<> divisors;

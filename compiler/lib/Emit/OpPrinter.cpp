@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <functional>
 
@@ -105,7 +106,29 @@ void KernelPrinter::printTaskReads() {
 }
 
 namespace {
-/// A position, or a sum or difference of positions: an integer in the printed code.
+/// A whole number the same in every element of a task: a launch size, a task index, an
+/// integer below 2^31 in magnitude; or a sum or difference of them.
+bool isTaskInteger(const ir::Elementwise &e) {
+  using Kind = ir::Elementwise::Kind;
+  switch (e.kind) {
+  case Kind::Size:
+  case Kind::TaskIndex:
+    return true;
+  case Kind::Number:
+    return e.number == std::trunc(e.number) && std::fabs(e.number) < 2147483648.0;
+  case Kind::Unary:
+    return e.unary == ir::UnaryOp::Neg && isTaskInteger(e.operands[0]);
+  case Kind::Binary:
+    return (e.binary == ir::BinaryOp::Add || e.binary == ir::BinaryOp::Sub) &&
+           isTaskInteger(e.operands[0]) && isTaskInteger(e.operands[1]);
+  default:
+    return false;
+  }
+}
+
+/// A position, or a sum or difference of positions and task integers (isTaskInteger) with at
+/// least one position: an integer in the printed code (`row(i) + N - M` exactly, where a float
+/// would round past 2^24).
 bool isPosition(const ir::Elementwise &e) {
   using Kind = ir::Elementwise::Kind;
   switch (e.kind) {
@@ -116,12 +139,33 @@ bool isPosition(const ir::Elementwise &e) {
     return e.unary == ir::UnaryOp::Neg && isPosition(e.operands[0]);
   case Kind::Binary:
     return (e.binary == ir::BinaryOp::Add || e.binary == ir::BinaryOp::Sub) &&
-           isPosition(e.operands[0]) && isPosition(e.operands[1]);
+           (isPosition(e.operands[0]) || isPosition(e.operands[1])) &&
+           (isPosition(e.operands[0]) || isTaskInteger(e.operands[0])) &&
+           (isPosition(e.operands[1]) || isTaskInteger(e.operands[1]));
   default:
     return false;
   }
 }
 } // namespace
+
+/// A task integer (isTaskInteger) in a position's integer arithmetic: 64-bit, so that a sum of
+/// sizes cannot overflow.
+std::string KernelPrinter::taskInteger(const ir::Elementwise &e) const {
+  using Kind = ir::Elementwise::Kind;
+  switch (e.kind) {
+  case Kind::Size:
+    return fmt::format("(long long)args.globals.{}", e.var);
+  case Kind::TaskIndex:
+    return fmt::format("(long long)args.common.{}", e.var);
+  case Kind::Number:
+    return fmt::format("{}ll", static_cast<long long>(e.number));
+  case Kind::Unary:
+    return "(-" + taskInteger(e.operands[0]) + ")";
+  default:
+    return fmt::format("({} {} {})", taskInteger(e.operands[0]), ir::spelling(e.binary),
+                       taskInteger(e.operands[1]));
+  }
+}
 
 /// A position (isPosition) as a float, in three parts: the block's (an integer the same in
 /// every element, converted once), the lane's (floats kittens converted once) and a constant of
@@ -154,9 +198,16 @@ std::string KernelPrinter::floatPosition(const ir::Elementwise &e) const {
     case Kind::Unary:
       collect(x.operands[0], !negative);
       return;
-    default:
+    case Kind::Binary:
+      if (!isPosition(x)) {
+        add(block, negative, taskInteger(x));
+        return;
+      }
       collect(x.operands[0], negative);
       collect(x.operands[1], x.binary == ir::BinaryOp::Sub ? !negative : negative);
+      return;
+    default:
+      add(block, negative, taskInteger(x));
       return;
     }
   };
@@ -212,6 +263,16 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
       return fmt::format("({} && {})", operand(0), operand(1));
     case ir::BinaryOp::Or:
       return fmt::format("({} || {})", operand(0), operand(1));
+    case ir::BinaryOp::Add:
+    case ir::BinaryOp::Sub:
+      if (isPosition(e)) {
+        // Integers: the task integers in 64 bits, the positions as they print.
+        auto side = [&](size_t i) {
+          return isPosition(e.operands[i]) ? operand(i) : taskInteger(e.operands[i]);
+        };
+        return fmt::format("({} {} {})", side(0), ir::spelling(e.binary), side(1));
+      }
+      [[fallthrough]];
     default:
       return fmt::format("({} {} {})", operand(0), ir::spelling(e.binary), operand(1));
     }

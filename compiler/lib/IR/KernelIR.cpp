@@ -234,7 +234,16 @@ Elementwise Elementwise::binaryOf(BinaryOp op, Elementwise lhs, Elementwise rhs)
 
 namespace {
 const char *indexOperator(IndexExpr::Kind kind) {
-  return kind == IndexExpr::Kind::Add ? " + " : kind == IndexExpr::Kind::Mul ? " * " : " / ";
+  switch (kind) {
+  case IndexExpr::Kind::Add:
+    return " + ";
+  case IndexExpr::Kind::Sub:
+    return " - ";
+  case IndexExpr::Kind::Mul:
+    return " * ";
+  default:
+    return " / ";
+  }
 }
 } // namespace
 
@@ -603,9 +612,22 @@ void attachWholeTiles(Kernel &kernel) {
   kernel.wholeTiles = std::make_shared<const Kernel>(std::move(whole));
 }
 
+std::string sizeTermsText(const std::vector<SizeTerm> &terms,
+                          const std::function<std::string(const std::string &)> &spell) {
+  std::string out;
+  for (const SizeTerm &t : terms)
+    out += (t.negative ? " - " : " + ") + spell(t.size);
+  return out;
+}
+
 std::string LoopBound::Start::str() const {
-  return fmt::format("{} {} {}", scalar.empty() ? std::to_string(constant) : scalar,
-                     offset < 0 ? '-' : '+', std::abs(offset));
+  std::string out =
+      sizeTermsText(shift, [](const std::string &size) { return specSpelling(size); });
+  if (!scalar.empty() || constant != 0)
+    out += " - " + (scalar.empty() ? std::to_string(constant) : specSpelling(scalar));
+  if (offset != 0)
+    out += fmt::format(" {} {}", offset < 0 ? '-' : '+', std::abs(offset));
+  return out;
 }
 
 bool writesGlobal(const Kernel &k, unsigned g) {
@@ -680,13 +702,16 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
       os << " check " << c.str(s.name);
     os << "\n";
   }
+  auto spell = [](const std::string &size) { return specSpelling(size); };
+  for (const Requirement &r : k.requirements)
+    os << "  requires " << specSpelling(r.str()) << "\n";
   if (!k.loopBound.stopVar.empty())
     os << "  loop " << k.loop.name << " stops at " << k.loopBound.stopStep << " * ("
-       << k.loopBound.stopVar << " + 1)"
+       << k.loopBound.stopVar << " + 1)" << sizeTermsText(k.loopBound.shift, spell)
        << (k.loopBound.perRow ? ", each consumer warpgroup after its own last row" : "") << "\n";
   if (const auto &start = k.loopBound.start)
     os << "  loop " << k.loop.name << " starts at the tile of max(0, row(" << k.loopBound.stopVar
-       << ") - " << start->str() << "), row() the task's first\n";
+       << ")" << start->str() << "), row() the task's first\n";
   if (const auto &tail = k.loopTail) {
     os << "  loop " << k.loop.name << " may end in tiles of " << tail->step << " (tail)\n";
     if (tail->kernel) {

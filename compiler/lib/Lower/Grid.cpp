@@ -13,6 +13,8 @@
 
 #include "tkc/dsl/InternalError.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <charconv>
 #include <functional>
 
@@ -65,23 +67,68 @@ std::optional<ir::LoopBound> Lowering::parseTaskEnd(const Expr &expr) const {
       diags.report(DiagID::err_sema_loop_stop_step, expr.loc, task->name, task->step, *step);
       return ir::LoopBound{};
     }
-    return ir::LoopBound{task->name, *step, /*perRow=*/false, std::nullopt};
+    return ir::LoopBound{task->name, *step, {}, /*perRow=*/false, std::nullopt};
   }
   return std::nullopt;
 }
 
-std::optional<ir::LoopBound> Lowering::parseRowEnd(const Expr &expr) const {
-  const Expr *row = plusOne(expr);
-  if (!row || row->kind != Expr::Kind::Call || row->text != "row" || row->operands.size() != 1)
+std::optional<ir::LoopBound> Lowering::parseRowEnd(const Expr &row) const {
+  if (row.kind != Expr::Kind::Call || row.text != "row" || row.operands.size() != 1)
     return std::nullopt;
-  const Expr &var = *row->operands[0];
+  const Expr &var = *row.operands[0];
   const ir::IterVar *task = var.kind == Expr::Kind::Name ? findTask(var.text) : nullptr;
   if (!task) {
     diags.report(DiagID::err_sema_loop_stop_row, var.loc,
                  var.kind == Expr::Kind::Name ? var.text : std::string("an expression"));
     return ir::LoopBound{};
   }
-  return ir::LoopBound{var.text, task->step, /*perRow=*/true, std::nullopt};
+  return ir::LoopBound{var.text, task->step, {}, /*perRow=*/true, std::nullopt};
+}
+
+void Lowering::signedTerms(const Expr &expr, bool negative,
+                           std::vector<std::pair<const Expr *, bool>> &out) {
+  if (expr.kind == Expr::Kind::Binary && (expr.text == "+" || expr.text == "-")) {
+    signedTerms(*expr.operands[0], negative, out);
+    signedTerms(*expr.operands[1], expr.text == "-" ? !negative : negative, out);
+    return;
+  }
+  out.emplace_back(&expr, negative);
+}
+
+bool Lowering::isLaunchSize(const std::string &name) const {
+  return !intParam(name) && !declared.count(name) &&
+         llvm::is_contained(ir::launchSizeSymbols(kernel), name);
+}
+
+std::optional<ir::LoopBound> Lowering::parseStop(const Expr &expr) const {
+  std::vector<std::pair<const Expr *, bool>> terms;
+  signedTerms(expr, false, terms);
+  std::optional<ir::LoopBound> bound;
+  int64_t ones = 0;
+  std::vector<ir::SizeTerm> shift;
+  for (const auto &[term, negative] : terms) {
+    if (!negative && !bound) {
+      if ((bound = parseTaskEnd(*term)) || (bound = parseRowEnd(*term))) {
+        if (bound->stopVar.empty())
+          return bound; // reported
+        continue;
+      }
+    }
+    if (term->kind == Expr::Kind::Name && isLaunchSize(term->text)) {
+      shift.push_back(ir::SizeTerm{negative, term->text});
+      continue;
+    }
+    if (auto one = positiveInteger(*term); one && *one == 1) {
+      ones += negative ? -1 : 1;
+      continue;
+    }
+    return std::nullopt;
+  }
+  // The row form ends after its row (`+ 1`); the task form's `+ 1` is inside its product.
+  if (!bound || ones != (bound->perRow ? 1 : 0))
+    return std::nullopt;
+  bound->shift = std::move(shift);
+  return bound;
 }
 
 std::optional<std::pair<ir::Size, int64_t>>
@@ -100,10 +147,7 @@ Lowering::parseIterExtent(const Expr &written, const std::string &what, ir::Loop
       return std::pair{sizeNamed(size.text), *step};
     if (step && bound && size.kind == Expr::Kind::Call && size.text == "min" &&
         size.operands.size() == 2 && size.operands[0]->kind == Expr::Kind::Name) {
-      auto end = parseTaskEnd(*size.operands[1]);
-      if (!end)
-        end = parseRowEnd(*size.operands[1]);
-      if (end) {
+      if (auto end = parseStop(*size.operands[1])) {
         *bound = *end;
         return std::pair{sizeNamed(size.operands[0]->text), *step};
       }
@@ -148,6 +192,10 @@ void Lowering::declareLoopStart(const spec::IterVar &var) {
         start.offset += sign * value;
         return;
       }
+    }
+    if (e.kind == Expr::Kind::Name && isLaunchSize(e.text)) {
+      start.shift.push_back(ir::SizeTerm{sign < 0, e.text});
+      return;
     }
     if (e.kind == Expr::Kind::Name && sign < 0 && !windowSeen) {
       windowSeen = true;
@@ -276,6 +324,74 @@ void Lowering::declareGrid() {
                  "used with a loop over its whole size",
                  "a loop that stops at the rows of '" + kernel.loopBound.stopVar + "'");
   kernel.alternateLoop = spec.grid->loopOrder && spec.grid->loopOrder->value == "alternate";
+}
+
+std::optional<ir::IndexExpr> Lowering::lowerSizeExpr(const Expr &expr) {
+  ir::IndexExpr out;
+  switch (expr.kind) {
+  case Expr::Kind::Number: {
+    auto [ptr, ec] =
+        std::from_chars(expr.text.data(), expr.text.data() + expr.text.size(), out.number);
+    if (ec == std::errc() && ptr == expr.text.data() + expr.text.size())
+      return out;
+    break;
+  }
+  case Expr::Kind::Name:
+    if (auto value = intParam(expr.text)) {
+      out.number = *value;
+      return out;
+    }
+    if (isLaunchSize(expr.text)) {
+      out.kind = ir::IndexExpr::Kind::Size;
+      out.name = expr.text;
+      return out;
+    }
+    break;
+  case Expr::Kind::Binary:
+    if (expr.text == "+" || expr.text == "-" || expr.text == "*") {
+      out.kind = expr.text == "+"   ? ir::IndexExpr::Kind::Add
+                 : expr.text == "-" ? ir::IndexExpr::Kind::Sub
+                                    : ir::IndexExpr::Kind::Mul;
+      for (const auto &operand : expr.operands) {
+        auto lowered = lowerSizeExpr(*operand);
+        if (!lowered)
+          return std::nullopt;
+        out.operands.push_back(std::move(*lowered));
+      }
+      return out;
+    }
+    break;
+  default:
+    break;
+  }
+  diags.report(DiagID::err_sema_requires_form, expr.loc,
+               expr.kind == Expr::Kind::Name     ? "'" + expr.text + "', which is not a size"
+               : expr.kind == Expr::Kind::Number ? "'" + expr.text + "'"
+                                                 : std::string("another expression"));
+  return std::nullopt;
+}
+
+void Lowering::declareRequirements() {
+  if (!spec.requirements)
+    return;
+  std::function<void(const Expr &)> add = [&](const Expr &expr) {
+    if (expr.kind == Expr::Kind::Binary && expr.text == "and") {
+      add(*expr.operands[0]);
+      add(*expr.operands[1]);
+      return;
+    }
+    static const char *const comparisons[] = {"<", "<=", ">", ">=", "==", "!="};
+    if (expr.kind != Expr::Kind::Binary || !llvm::is_contained(comparisons, expr.text)) {
+      diags.report(DiagID::err_sema_requires_form, expr.loc, "another expression");
+      return;
+    }
+    auto lhs = lowerSizeExpr(*expr.operands[0]);
+    auto rhs = lowerSizeExpr(*expr.operands[1]);
+    if (lhs && rhs)
+      kernel.requirements.push_back(
+          ir::Requirement{std::move(*lhs), std::move(*rhs), expr.text, expr.loc});
+  };
+  add(*spec.requirements);
 }
 
 } // namespace tkc::lower

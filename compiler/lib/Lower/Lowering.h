@@ -190,9 +190,20 @@ private:
   /// `STEP * (VAR + 1)` or `(VAR + 1) * STEP`: the end row of task index VAR.
   std::optional<ir::LoopBound> parseTaskEnd(const Expr &expr) const;
 
-  /// `row(VAR) + 1`: the loop's elements up to each row of task index VAR.
-  /// The task as a whole stops where `STEP * (VAR + 1)` would.
-  std::optional<ir::LoopBound> parseRowEnd(const Expr &expr) const;
+  /// `row(VAR)` (of `row(VAR) + 1`): the loop's elements up to each row of task index
+  /// VAR. The task as a whole stops where `STEP * (VAR + 1)` would.
+  std::optional<ir::LoopBound> parseRowEnd(const Expr &row) const;
+
+  /// The terms of a sum, each with whether it is subtracted.
+  static void signedTerms(const Expr &expr, bool negative,
+                          std::vector<std::pair<const Expr *, bool>> &out);
+
+  /// A size bound at launch (not a parameter, constant or other declared name).
+  bool isLaunchSize(const std::string &name) const;
+
+  /// The second operand of the loop's `min(SIZE, ...)`: `STEP * (VAR + 1) + SHIFT` or
+  /// `row(VAR) + 1 + SHIFT`, SHIFT launch sizes added or subtracted (in any order).
+  std::optional<ir::LoopBound> parseStop(const Expr &expr) const;
 
   /// `M / 128` as (size M, step 128); for the loop also
   /// `min(N, 192 * (i + 1)) / 128` (stop at the task's last row) and
@@ -216,6 +227,10 @@ private:
   void applyTailStep();
 
   void declareGrid();
+
+  /// `requires:` as comparisons of size expressions, joined by `and`.
+  void declareRequirements();
+  std::optional<ir::IndexExpr> lowerSizeExpr(const Expr &expr);
 
   //===--------------------------------------------------------------------===//
   // Expressions.cpp: index expressions, values and their shapes, products

@@ -52,6 +52,7 @@ std::optional<ir::Kernel> Lowering::run() {
   declareScalars();
   declareTiles();
   declareGrid();
+  declareRequirements();
   declareState();
   checkSizeNames();
   if (diags.getNumErrors() != errorsBefore)

@@ -95,7 +95,8 @@ struct IterVar {
 /// An integer index expression of grid indices, launch sizes and numbers,
 /// e.g. `h / (H / H_kv)`: what a coordinate may compute.
 struct IndexExpr {
-  enum class Kind { Var, Size, Number, Add, Mul, Div } kind = Kind::Number;
+  /// Sub only in a requirement (an index expression never subtracts).
+  enum class Kind { Var, Size, Number, Add, Sub, Mul, Div } kind = Kind::Number;
   std::string name;   ///< Var, Size
   int64_t number = 0; ///< Number
   std::vector<IndexExpr> operands;
@@ -106,6 +107,16 @@ struct IndexExpr {
   std::string render(const std::function<std::string(const IndexExpr &)> &leaf) const;
   /// Whether a grid index occurs in it (`var` empty), or the one named `var`.
   bool usesVar(const std::string &var = {}) const;
+};
+
+/// One comparison of the spec's `requires:` (`M <= N`): sizes and integers, + - *, compared
+/// by the launcher before anything else is done with the sizes; a call where it fails is
+/// refused.
+struct Requirement {
+  IndexExpr lhs, rhs;
+  std::string op; ///< "<", "<=", ">", ">=", "==" or "!="
+  SourceLoc loc;
+  std::string str() const { return lhs.str() + " " + op + " " + rhs.str(); }
 };
 
 /// One coordinate of a tile access, in units of the tile: an iteration
@@ -334,26 +345,39 @@ struct Program {
   std::vector<ColumnBound> maskedBounds;
 };
 
+/// A launch size added to a loop's stop or start (`N - M`: rows aligned to the loop size's end).
+struct SizeTerm {
+  bool negative = false;
+  std::string size;
+};
+/// ` + N - M` for the terms (empty for none); `spell` spells each size.
+std::string sizeTermsText(const std::vector<SizeTerm> &terms,
+                          const std::function<std::string(const std::string &)> &spell);
+
 /// The loop of one task: `extent / step` iterations, where `extent` is a
 /// launch size, or `min(size, step_of_task * (task + 1))` for a loop that
 /// stops at the task's last row (causal attention).
 struct LoopBound {
   /// Empty: the loop runs over the whole size. Otherwise the loop stops at
-  /// element `(stopVar + 1) * stopStep` (exclusive).
+  /// element `(stopVar + 1) * stopStep + shift` (exclusive), never below 0.
   std::string stopVar;
   int64_t stopStep = 0;
+  /// Written `min(size, row(task) + 1 + N - M)`: launch sizes that move every row's stop
+  /// (the rows of one size aligned to the end of another's: bottom-right causal attention).
+  std::vector<SizeTerm> shift;
   /// Written `min(size, row(task) + 1)`: each row needs the loop's elements
   /// up to itself only, so each consumer warpgroup also stops after its own
   /// last row (the producer still loads up to the task's).
   bool perRow = false;
-  /// Written `start: {LOOP: row(stopVar) - WINDOW + OFFSET}`: a task needs
-  /// the loop's elements from max(0, floor(first row - WINDOW + OFFSET)) on
+  /// Written `start: {LOOP: row(stopVar) + SHIFT - WINDOW + OFFSET}`: a task needs
+  /// the loop's elements from max(0, floor(first row + SHIFT - WINDOW + OFFSET)) on
   /// only, so its loop begins at the tile holding that element.
   struct Start {
-    std::string scalar;   ///< WINDOW as a launcher scalar, or empty
-    int64_t constant = 0; ///< WINDOW as an integer (when `scalar` is empty)
-    int64_t offset = 0;   ///< OFFSET
-    /// `WINDOW + OFFSET` as written back: `window + 1`, `300 - 2`.
+    std::string scalar;          ///< WINDOW as a launcher scalar, or empty
+    int64_t constant = 0;        ///< WINDOW as an integer (when `scalar` is empty)
+    int64_t offset = 0;          ///< OFFSET
+    std::vector<SizeTerm> shift; ///< launch sizes added: `row(i) + N - M - window + 1`
+    /// What follows `row(TASK)`, as written back: ` - window + 1`, ` + N - M - 300 - 2`.
     std::string str() const;
   };
   std::optional<Start> start;
@@ -473,7 +497,8 @@ struct Kernel {
   const ArchInfo *arch = nullptr;
 
   std::vector<Global> globals;
-  std::vector<Scalar> scalars; ///< launcher arguments after the sizes, in order
+  std::vector<Scalar> scalars;           ///< launcher arguments after the sizes, in order
+  std::vector<Requirement> requirements; ///< `requires:`, all must hold
   std::vector<TaskRead> taskReads;
   std::vector<StageTile> stageTiles;
   std::vector<IterVar> tasks;

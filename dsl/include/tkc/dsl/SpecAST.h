@@ -201,6 +201,9 @@ struct KernelSpec {
   std::vector<ConstantDecl> constants;
   std::vector<GlobalDecl> globals;
   std::vector<ScalarDecl> scalars;
+  /// `requires: COND`: comparisons of sizes joined by `and`, which every launcher checks;
+  /// null: none.
+  std::unique_ptr<stmt::Expr> requirements;
   std::vector<TileDecl> tiles;
   std::optional<GridDecl> grid;
   ProducerDecl producer;
