@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generated GEMM variants, checked and timed against PyTorch in one process.
 
-    PYTHONPATH=python python3 bench/gemm/variants.py [--variant swiglu|batched]
+    PYTHONPATH=python python3 bench/gemm/variants.py [--variant swiglu|batched|f16|...]
         [--check-only] [--out results.json] [--commit ID] [--cold-l2]
 
 Variants (each a spec in kernels-spec/ and the PyTorch program that computes the same):
@@ -11,10 +11,15 @@ Variants (each a spec in kernels-spec/ and the PyTorch program that computes the
            whole range is used.
   batched  gemm_batched.yaml, C[z] = A[z] B[z] on rank-3 globals; baseline torch.bmm.
            FLOPs 2 Z M N K.
+  f16, f32out, f16_f32out
+           gemm.yaml's gemm_none_half (f16 A, B and C), gemm_none_f32_out (bf16 A and B, the
+           f32 accumulator as C) and gemm_none_half_f32_out; baseline torch.matmul, and for
+           an f32 C torch.mm(A, B, out_dtype=torch.float32) (cuBLAS with an f32 output).
+           FLOPs 2 M N K.
 
 Check: at ragged shapes (sizes of 1, 8, 100, 129, 1000, ...; N and K multiples of 8 as TMA's
 16-byte rows need) with C poisoned with NaN, C against an fp32 reference computed from the
-same bf16 inputs: relative Frobenius error at most 1e-2, largest error at most 2e-2 of the
+same inputs: relative Frobenius error at most 1e-2, largest error at most 2e-2 of the
 largest |C|, no NaN. Also empty problems (nothing launched, an empty C) and K = 0 refused.
 
 Benchmark: for each shape, C is first checked against the baseline (relative Frobenius error
@@ -46,6 +51,8 @@ ROUNDS = 30
 
 class SwiGLU:
     spec = ROOT / "kernels-spec" / "gemm_swiglu.yaml"
+    params = {}
+    out_dtype = torch.bfloat16
     record = "gemm_swiglu_vs_cublas"
     baseline_name = "cublas x2 + torch silu*mul"
     check_shapes = ({"M": 1, "N": 8, "K": 8}, {"M": 8, "N": 8, "K": 64},
@@ -84,6 +91,8 @@ class SwiGLU:
 
 class Batched:
     spec = ROOT / "kernels-spec" / "gemm_batched.yaml"
+    params = {}
+    out_dtype = torch.bfloat16
     record = "gemm_batched_vs_cublas_bmm"
     baseline_name = "torch.bmm (cublas)"
     check_shapes = ({"Z": 1, "M": 1, "N": 8, "K": 8}, {"Z": 2, "M": 8, "N": 8, "K": 64},
@@ -120,7 +129,51 @@ class Batched:
         return 2.0 * s["Z"] * s["M"] * s["N"] * s["K"]
 
 
-VARIANTS = {"swiglu": SwiGLU, "batched": Batched}
+class Types:
+    """gemm.yaml without an epilogue, with f16 inputs, an f32 output or both."""
+    spec = ROOT / "kernels-spec" / "gemm.yaml"
+    check_shapes = SwiGLU.check_shapes
+    empty_shapes = ({"M": 0, "N": 64, "K": 64},)
+    bench_shapes = ({"M": 2048, "N": 2048, "K": 2048}, {"M": 4096, "N": 4096, "K": 4096},
+                    {"M": 8192, "N": 8192, "K": 8192}, {"M": 4096, "N": 11008, "K": 4096},
+                    {"M": 16384, "N": 8192, "K": 2048})
+
+    def __init__(self, half, f32_out):
+        self.params = {"transpose_b": False, "epilogue": "none", "half": half,
+                       "f32_out": f32_out}
+        self.in_dtype = torch.float16 if half else torch.bfloat16
+        self.out_dtype = torch.float32 if f32_out else self.in_dtype
+        self.f32_out = f32_out
+        self.record = "gemm_%s%s_vs_cublas" % ("f16" if half else "bf16",
+                                               "_f32out" if f32_out else "")
+        self.baseline_name = ("torch.mm out_dtype=float32 (cublas)" if f32_out
+                              else "torch.matmul (cublas)")
+
+    def inputs(self, s, gen):
+        A = torch.randn(s["M"], s["K"], generator=gen, device="cuda").to(self.in_dtype)
+        B = torch.randn(s["K"], s["N"], generator=gen, device="cuda").to(self.in_dtype)
+        return [A, B]
+
+    @staticmethod
+    def output_shape(s):
+        return (s["M"], s["N"])
+
+    @staticmethod
+    def reference(A, B):
+        return A.float() @ B.float()
+
+    def baseline(self, A, B):
+        if self.f32_out:
+            return torch.mm(A, B, out_dtype=torch.float32)
+        return torch.matmul(A, B)
+
+    @staticmethod
+    def flops(s):
+        return 2.0 * s["M"] * s["N"] * s["K"]
+
+
+VARIANTS = {"swiglu": SwiGLU, "batched": Batched, "f16": Types(True, False),
+            "f32out": Types(False, True), "f16_f32out": Types(True, True)}
 
 
 def describe(s):
@@ -139,7 +192,7 @@ def check(v, kernel):
     failures = 0
     for s in v.check_shapes:
         args = v.inputs(s, gen)
-        C = torch.full(v.output_shape(s), float("nan"), device="cuda", dtype=torch.bfloat16)
+        C = torch.full(v.output_shape(s), float("nan"), device="cuda", dtype=v.out_dtype)
         got = kernel(*args, out=C)
         torch.cuda.synchronize()
         fro, mx = errors(C, v.reference(*args))
@@ -177,7 +230,7 @@ def bench(v, kernel, args):
     records, problems = [], []
     for s in v.bench_shapes:
         ins = v.inputs(s, gen)
-        C = torch.full(v.output_shape(s), float("nan"), device="cuda", dtype=torch.bfloat16)
+        C = torch.full(v.output_shape(s), float("nan"), device="cuda", dtype=v.out_dtype)
         kernel(*ins, out=C)
 
         def base():
@@ -226,7 +279,10 @@ def main():
     failures, records = 0, []
     for name in args.variant or sorted(VARIANTS):
         v = VARIANTS[name]
-        kernel = next(iter(tkc.load(v.spec).kernels.values()))
+        kernels = list(tkc.load(v.spec, params=v.params).kernels.values())
+        if len(kernels) != 1:
+            raise SystemExit("%s: %d kernels for %s" % (name, len(kernels), v.params))
+        kernel = kernels[0]
         failures += check(v, kernel)
         if not args.check_only:
             got, bad = bench(v, kernel, args)

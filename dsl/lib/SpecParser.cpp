@@ -280,14 +280,41 @@ private:
 
   /// The optional 'dtype' key of `reader` into `out`; false when it is there
   /// but not a dtype (a missing required key is the reader's to report).
-  bool readDType(const MapReader &reader, const std::string &what, Located<spec::DType> &out) {
+  bool readDType(const MapReader &reader, const std::string &what, Located<spec::DType> &out,
+                 std::unique_ptr<stmt::Expr> *choice = nullptr) {
     const yaml::Entry *e = reader.get("dtype");
     if (!e)
       return true;
-    auto dtype = parseDType(*e->value, "'dtype' of " + what);
+    const Node &node = *e->value;
+    // `X if COND else Y`: a dtype chosen per instantiation, where one may be.
+    if (choice && node.isScalar() && llvm::StringRef(node.value).contains(" if ")) {
+      *choice = parseExpression(node.value, node.loc, "'dtype' of " + what, diags);
+      if (!*choice)
+        return false;
+      return dtypeBranches(**choice, what, out);
+    }
+    auto dtype = parseDType(node, "'dtype' of " + what);
     if (dtype)
       out = *dtype;
     return dtype.has_value();
+  }
+
+  /// Every branch of a conditional dtype names one; `first` takes the first.
+  bool dtypeBranches(const stmt::Expr &expr, const std::string &what, Located<spec::DType> &first) {
+    if (expr.kind == stmt::Expr::Kind::Conditional) {
+      Located<spec::DType> other;
+      bool ok = dtypeBranches(*expr.operands[1], what, first);
+      return dtypeBranches(*expr.operands[2], what, other) && ok;
+    }
+    for (spec::DType dtype : {spec::DType::BF16, spec::DType::F16, spec::DType::F32})
+      if (expr.kind == stmt::Expr::Kind::Name && expr.text == spec::spelling(dtype)) {
+        first = Located<spec::DType>{dtype, expr.loc};
+        return true;
+      }
+    diags.report(DiagID::err_unknown_enum, expr.loc, "dtype",
+                 expr.kind == stmt::Expr::Kind::Name ? expr.text : std::string("an expression"),
+                 "bf16, f16, f32");
+    return false;
   }
 
   /// A list of extents, each a positive integer or a name.
@@ -449,11 +476,11 @@ private:
                     return;
                   static const KeySpec keys[] = {{"dtype", true}, {"dims", true}, {"when", false}};
                   MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
-                  spec::GlobalDecl global{name, {}, {}, nullptr};
+                  spec::GlobalDecl global{name, {}, nullptr, {}, nullptr};
                   bool ok = reader.get("dtype") && reader.get("dims");
                   if (const yaml::Entry *e = reader.get("when"))
                     ok &= parseCondition(*e->value, "'when' of " + what, global.when);
-                  ok &= readDType(reader, what, global.dtype);
+                  ok &= readDType(reader, what, global.dtype, &global.dtypeChoice);
                   if (const yaml::Entry *e = reader.get("dims"))
                     ok &= parseExtents(*e->value, "'dims' of " + what, global.dims);
                   if (ok)
@@ -503,7 +530,7 @@ private:
                     if (space)
                       tile.space = *space;
                   }
-                  ok &= readDType(reader, what, tile.dtype);
+                  ok &= readDType(reader, what, tile.dtype, &tile.dtypeChoice);
                   if (const yaml::Entry *e = reader.get("shape"))
                     ok &= parseExtents(*e->value, "'shape' of " + what, tile.shape);
                   if (const yaml::Entry *e = reader.get("stages")) {

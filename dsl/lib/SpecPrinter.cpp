@@ -59,7 +59,9 @@ public:
     }
     for (const spec::GlobalDecl &global : spec.globals) {
       line(1, global.name.loc) << "global '" << global.name.value << "' "
-                               << spelling(global.dtype.value) << extents(global.dims) << "\n";
+                               << (global.dtypeChoice ? "" : spelling(global.dtype.value))
+                               << extents(global.dims) << "\n";
+      dtypeChoice(global.dtypeChoice);
       when(global.when);
     }
     for (const spec::ScalarDecl &scalar : spec.scalars) {
@@ -76,7 +78,9 @@ public:
     }
     for (const spec::TileDecl &tile : spec.tiles) {
       line(1, tile.name.loc) << "tile '" << tile.name.value << "' " << spelling(tile.space.value)
-                             << " " << spelling(tile.dtype.value) << extents(tile.shape) << "\n";
+                             << " " << (tile.dtypeChoice ? "" : spelling(tile.dtype.value))
+                             << extents(tile.shape) << "\n";
+      dtypeChoice(tile.dtypeChoice);
       if (tile.stages) {
         line(2, tile.stages->loc) << "stages ";
         if (tile.stages->isAuto)
@@ -165,6 +169,13 @@ private:
         expr(5, *statement.guard);
       }
     }
+  }
+
+  void dtypeChoice(const std::unique_ptr<stmt::Expr> &choice) {
+    if (!choice)
+      return;
+    line(2, choice->loc) << "dtype chosen per instantiation\n";
+    expr(3, *choice);
   }
 
   void when(const std::unique_ptr<stmt::Expr> &condition) {

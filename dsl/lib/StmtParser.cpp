@@ -301,30 +301,35 @@ private:
 public:
   /// One expression that must make up the whole text.
   std::unique_ptr<Expr> parseWholeExpr() {
-    std::unique_ptr<Expr> result = parseExpr();
-    if (isOperator("if")) {
-      // `a if c else b`: a statement's `if` is its guard, so the conditional
-      // form exists only where a whole value is one expression.
-      auto node = std::make_unique<Expr>();
-      node->kind = Expr::Kind::Conditional;
-      node->text = "if";
-      node->loc = take().loc;
-      std::unique_ptr<Expr> cond = parseExpr();
-      if (!isOperator("else"))
-        fail("'else'");
-      ++index;
-      std::unique_ptr<Expr> otherwise = parseExpr();
-      node->operands.push_back(std::move(cond));
-      node->operands.push_back(std::move(result));
-      node->operands.push_back(std::move(otherwise));
-      result = std::move(node);
-    }
+    std::unique_ptr<Expr> result = parseValue();
     if (peek().kind != Token::Kind::End)
       fail("an operator or the end of the value");
     return result;
   }
 
 private:
+  /// `a`, or `a if c else b` where b may be such a value again (`x if c else y if d else z`,
+  /// as in Python). A statement's `if` is its guard, so the conditional form exists only where
+  /// a whole value is one expression.
+  std::unique_ptr<Expr> parseValue() {
+    std::unique_ptr<Expr> result = parseExpr();
+    if (!isOperator("if"))
+      return result;
+    auto node = std::make_unique<Expr>();
+    node->kind = Expr::Kind::Conditional;
+    node->text = "if";
+    node->loc = take().loc;
+    std::unique_ptr<Expr> cond = parseExpr();
+    if (!isOperator("else"))
+      fail("'else'");
+    ++index;
+    std::unique_ptr<Expr> otherwise = parseValue();
+    node->operands.push_back(std::move(cond));
+    node->operands.push_back(std::move(result));
+    node->operands.push_back(std::move(otherwise));
+    return node;
+  }
+
   std::unique_ptr<Expr> binary(std::string op, SourceLoc loc, std::unique_ptr<Expr> lhs,
                                std::unique_ptr<Expr> rhs) {
     auto node = std::make_unique<Expr>();

@@ -39,8 +39,13 @@ class RealTkc(unittest.TestCase):
             out = Path(tmp) / "gemm.json"
             B._run([tkc, GEMM, "--emit=manifest", "-o", out], "tkc")
             m = parse_manifest(out.read_text())
-        self.assertEqual(len(m.kernels), 10)
+        self.assertEqual(len(m.kernels), 40)
         names = {k.name: k for k in m.kernels}
+        # The dtypes chosen per instantiation reach the manifest.
+        self.assertEqual([a.dtype for a in names["gemm_none_half_f32_out"].arguments],
+                         ["f16", "f16", "f32"])
+        self.assertEqual([a.dtype for a in names["gemm_none_half"].arguments],
+                         ["f16", "f16", "f16"])
         self.assertEqual([a.name for a in names["gemm_transpose_b_residual"].arguments],
                          ["A", "Bt", "C", "R"])
         self.assertEqual(names["gemm_transpose_b_residual"].arguments[1].dims, ("N", "K"))
@@ -54,8 +59,9 @@ class RealBuild(unittest.TestCase):
     def test_build_load_and_refuse_without_a_gpu(self):
         toolchain = tool(B.find_toolchain)
         with tempfile.TemporaryDirectory() as cache:
-            built = B.build(GEMM, {"transpose_b": False, "epilogue": "bias"}, toolchain=toolchain,
-                            cache_dir=cache, verbose=False)
+            built = B.build(GEMM, {"transpose_b": False, "epilogue": "bias", "half": False,
+                                   "f32_out": False}, toolchain=toolchain, cache_dir=cache,
+                            verbose=False)
             self.assertFalse(built.from_cache)
             self.assertEqual([k.name for k in built.manifest.kernels], ["gemm_bias"])
             module = load_library(built, backend_factory=None)
@@ -94,7 +100,8 @@ class RealBuild(unittest.TestCase):
                                         "device pointer|CUDA cannot launch in this process: "
                                         "cuda|an earlier CUDA error is pending)"):
                 k.launch(apart, [128, 256, 64])
-            again = B.build(GEMM, {"epilogue": "bias", "transpose_b": False},
+            again = B.build(GEMM, {"f32_out": False, "epilogue": "bias", "half": False,
+                                   "transpose_b": False},
                             toolchain=toolchain, cache_dir=cache, verbose=False)
             self.assertTrue(again.from_cache)
             self.assertEqual(again.library, built.library)

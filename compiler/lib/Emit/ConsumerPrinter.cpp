@@ -136,8 +136,8 @@ void KernelPrinter::printTailCompute(const ir::Kernel &of) {
                         k.loop.step, k.loop.size.str()));
   for (const ir::Load &load : k.loads) {
     const ir::StageTile &t = k.stageTiles[load.tile];
-    w.linef("auto &tkc_tail_{0} = *reinterpret_cast<kittens::st_bf<{1}, {2}> *>(&args.input.{0});",
-            t.name, t.rows, t.cols);
+    w.linef("auto &tkc_tail_{0} = *reinterpret_cast<{3}<{1}, {2}> *>(&args.input.{0});", t.name,
+            t.rows, t.cols, kittensSharedTile(t.dtype));
   }
   w.linef("[[maybe_unused]] const long long tkc_element = {};",
           KernelPrinter(of, w).loopTailElement("args.iter", "(long long)"));

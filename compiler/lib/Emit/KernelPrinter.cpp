@@ -25,6 +25,22 @@
 
 namespace tkc::emit {
 
+const char *kittensSharedTile(spec::DType dtype) {
+  switch (dtype) {
+  case spec::DType::BF16:
+    return "kittens::st_bf";
+  case spec::DType::F16:
+    return "kittens::st_hf";
+  case spec::DType::F32:
+    return "kittens::st_fl";
+  }
+  return "?";
+}
+
+const char *kittensOperandTile(spec::DType dtype) {
+  return dtype == spec::DType::F16 ? "kittens::rt_hf" : "kittens::rt_bf";
+}
+
 const char *kittensScalar(spec::DType dtype) {
   switch (dtype) {
   case spec::DType::BF16:
@@ -273,19 +289,21 @@ void KernelPrinter::printStruct() {
               "lies wholly inside its size.");
   auto kernelScope = w.scope("struct " + structName, ";");
   for (const ir::StageTile &t : k.stageTiles)
-    w.linef("using {}_tile = kittens::st_bf<{}, {}>;", t.name, t.rows, t.cols);
+    w.linef("using {}_tile = {}<{}, {}>;", t.name, kittensSharedTile(t.dtype), t.rows, t.cols);
   for (const ir::WarpgroupTile &t : k.warpgroupTiles)
-    w.linef("using {}_tile = kittens::st_bf<{}, {}>; // one per consumer warpgroup", t.name, t.rows,
-            t.cols);
+    w.linef("using {}_tile = {}<{}, {}>; // one per consumer warpgroup", t.name,
+            kittensSharedTile(t.dtype), t.rows, t.cols);
   for (const ir::ProgramOp &op : prog.finish)
     if (op.kind == ir::ProgramOp::Kind::StoreTile && op.tile >= k.warpgroupTiles.size()) {
       if (k.plan.resultParts && op.expr.isValue(k.plan.resultValue)) {
         w.comment(fmt::format("The result in {} column parts (split-finish): each staged and "
                               "stored on its own through a staging tile of one part.",
                               k.plan.resultParts));
-        w.linef("using result_tile = kittens::st_bf<64, {}>;", partCols());
+        w.linef("using result_tile = {}<64, {}>;", kittensSharedTile(k.globals[op.global].dtype),
+                partCols());
       } else {
-        w.linef("using result_tile = kittens::st_bf<64, {}>;", op.cols);
+        w.linef("using result_tile = {}<64, {}>;", kittensSharedTile(k.globals[op.global].dtype),
+                op.cols);
       }
       break;
     }

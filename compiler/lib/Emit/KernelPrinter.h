@@ -40,6 +40,10 @@ inline constexpr int kWarpRows = 16;
 
 /// kittens' element type name for `dtype` ("kittens::bf16").
 const char *kittensScalar(spec::DType dtype);
+/// `kittens::st_bf`, `st_hf` or `st_fl`: a shared tile of `dtype`.
+const char *kittensSharedTile(spec::DType dtype);
+/// `kittens::rt_bf` or `rt_hf`: a register operand of a product of `dtype`.
+const char *kittensOperandTile(spec::DType dtype);
 /// A float as a C++ literal ("0.5f", "-INFINITY").
 std::string floatLiteral(double value);
 /// kittens' 4-D coordinate {b, d, r, c} of up to four parts, the missing leading ones 0.
@@ -142,7 +146,11 @@ private:
   void printRowReduce(const ir::ProgramOp &op);
   void printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it);
   std::string mmaOperand(const ir::MmaOperand &o, bool left, int64_t contraction,
-                         const std::optional<ir::ColumnBound> &bound);
+                         const std::optional<ir::ColumnBound> &bound, spec::DType dtype);
+  /// The element type register value `value` is converted to as a product's operand.
+  spec::DType operandDType(unsigned value) const;
+  /// `tkc_p_bf16`: the register operand copy of `value`.
+  std::string operandName(unsigned value, spec::DType dtype) const;
   /// Part `p` of stage tile `t`'s columns of the split result (the whole tile without parts).
   std::string stagePart(const std::string &tile, const ir::StageTile &t, bool transposed,
                         int p) const;

@@ -373,13 +373,15 @@ void KernelPrinter::printAssign(const ir::ProgramOp &op) {
 void KernelPrinter::printAssignAndRowSum(const ir::ProgramOp &op, const ir::ProgramOp &sum) {
   const ir::RegValue &v = k.program.values[op.dst];
   const bool direct = op.writesOperand;
-  const std::string operand = "tkc_" + v.name + "_bf16";
+  const spec::DType dtype = operandDType(op.dst);
+  const std::string operand = operandName(op.dst, dtype);
   if (!direct || sum.reduceBound)
     declareIfNew(op.dst);
   declareIfNew(sum.dst);
   if (direct) {
     if (declared.insert(operand).second)
-      w.linef("kittens::rt_bf<{}, {}> {}; // the product's operand", kWarpRows, v.cols, operand);
+      w.linef("{}<{}, {}> {}; // the product's operand", kittensOperandTile(dtype), kWarpRows,
+              v.cols, operand);
     operandsWritten.insert(operand);
   }
   auto scope = w.scope("");
@@ -391,9 +393,9 @@ void KernelPrinter::printAssignAndRowSum(const ir::ProgramOp &op, const ir::Prog
                                 "tkc_v(tkc_e); kittens::set({}, tkc_e, tkc_x); return tkc_x; }}",
                                 direct ? operand : valueRef(op.dst))) +
       ");";
-  w.comment(direct ? fmt::format("'{}' (as the product's bf16 operand) and its row sum in one "
+  w.comment(direct ? fmt::format("'{}' (as the product's {} operand) and its row sum in one "
                                  "pass.",
-                                 v.name)
+                                 v.name, spec::spelling(dtype))
                    : fmt::format("'{}' and its row sum in one pass.", v.name));
   if (!sum.reduceBound) {
     w.line(fused);
@@ -481,8 +483,23 @@ std::string KernelPrinter::stagePart(const std::string &tile, const ir::StageTil
                     : fmt::format("{}.subtile<{}, {}>(0, {})", tile, t.rows, t.cols / parts, p);
 }
 
+spec::DType KernelPrinter::operandDType(unsigned value) const {
+  spec::DType dtype = spec::DType::BF16;
+  ir::forEachOp(k.program, [&](ir::Body, const ir::ProgramOp &op) {
+    if (op.kind == ir::ProgramOp::Kind::Mma && op.a.where == ir::MmaOperand::Where::Register &&
+        op.a.index == value)
+      dtype = ir::productDType(k, op.a, op.b);
+  });
+  return dtype;
+}
+
+std::string KernelPrinter::operandName(unsigned value, spec::DType dtype) const {
+  return fmt::format("tkc_{}_{}", k.program.values[value].name, spec::spelling(dtype));
+}
+
 std::string KernelPrinter::mmaOperand(const ir::MmaOperand &o, bool left, int64_t contraction,
-                                      const std::optional<ir::ColumnBound> &bound) {
+                                      const std::optional<ir::ColumnBound> &bound,
+                                      spec::DType dtype) {
   switch (o.where) {
   case ir::MmaOperand::Where::Stage: {
     const ir::StageTile &t = k.stageTiles[o.index];
@@ -499,12 +516,13 @@ std::string KernelPrinter::mmaOperand(const ir::MmaOperand &o, bool left, int64_
     return warpgroupTileRef(o.index);
   case ir::MmaOperand::Where::Register: {
     const ir::RegValue &v = k.program.values[o.index];
-    std::string name = "tkc_" + v.name + "_bf16";
+    std::string name = operandName(o.index, dtype);
     // Unless the pass that computed it wrote it (printAssignAndRowSum).
     if (!operandsWritten.count(name)) {
-      w.comment(fmt::format("'{}' as the bf16 register operand of the product", v.name));
+      w.comment(fmt::format("'{}' as the {} register operand of the product", v.name,
+                            spec::spelling(dtype)));
       if (declared.insert(name).second)
-        w.linef("kittens::rt_bf<{}, {}> {};", kWarpRows, contraction, name);
+        w.linef("{}<{}, {}> {};", kittensOperandTile(dtype), kWarpRows, contraction, name);
       w.linef("kittens::copy({}, {});", name, valueRef(o.index));
     }
     if (bound) {
@@ -537,8 +555,9 @@ void KernelPrinter::printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it) 
   std::optional<ir::ColumnBound> aBound;
   if (op.a.where == ir::MmaOperand::Where::Register)
     aBound = prog.values[op.a.index].bound;
-  std::string a = mmaOperand(op.a, true, contraction, aBound);
-  std::string b = mmaOperand(op.b, false, contraction, std::nullopt);
+  const spec::DType dtype = ir::productDType(k, op.a, op.b);
+  std::string a = mmaOperand(op.a, true, contraction, aBound, dtype);
+  std::string b = mmaOperand(op.b, false, contraction, std::nullopt, dtype);
   const char *fn = op.b.transposed ? "mma_ABt" : "mma_AB";
   const std::string accumulate = op.firstStageOverwrites ? "args.iter > 0"
                                  : op.accumulate         ? "true"

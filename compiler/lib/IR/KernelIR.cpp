@@ -399,7 +399,7 @@ std::vector<std::string> launchSizeSymbols(const Kernel &kernel) {
 }
 
 namespace {
-std::string operandText(const Kernel &k, const MmaOperand &o) {
+std::string operandText(const Kernel &k, const MmaOperand &o, DType dtype) {
   std::string name;
   switch (o.where) {
   case MmaOperand::Where::Stage:
@@ -409,7 +409,7 @@ std::string operandText(const Kernel &k, const MmaOperand &o) {
     name = k.warpgroupTiles[o.index].name + " (warpgroup)";
     break;
   case MmaOperand::Where::Register:
-    name = k.program.values[o.index].name + " (registers, as bf16)";
+    name = k.program.values[o.index].name + " (registers, as " + spec::spelling(dtype) + ")";
     break;
   }
   return o.transposed ? name + ".T" : name;
@@ -444,7 +444,8 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
       break;
     case ProgramOp::Kind::Mma:
       os << "mma " << p.values[op.dst].name << (op.accumulate ? " += " : " = ")
-         << operandText(k, op.a) << " @ " << operandText(k, op.b);
+         << operandText(k, op.a, productDType(k, op.a, op.b)) << " @ "
+         << operandText(k, op.b, productDType(k, op.a, op.b));
       if (op.firstStageOverwrites)
         os << " (overwrites at a task's first stage)";
       if (op.shadow)
@@ -610,6 +611,17 @@ void attachWholeTiles(Kernel &kernel) {
   whole.name += "_whole";
   whole.wholeTiles.reset();
   kernel.wholeTiles = std::make_shared<const Kernel>(std::move(whole));
+}
+
+DType productDType(const Kernel &kernel, const MmaOperand &a, const MmaOperand &b) {
+  for (const MmaOperand *o : {&b, &a}) {
+    if (o->where == MmaOperand::Where::Stage)
+      return kernel.stageTiles[o->index].dtype;
+    if (o->where == MmaOperand::Where::Warpgroup)
+      return kernel.warpgroupTiles[o->index].dtype;
+  }
+  TKC_INTERNAL_ASSERT(false, "a product without a shared operand");
+  return DType::BF16;
 }
 
 std::string sizeTermsText(const std::vector<SizeTerm> &terms,

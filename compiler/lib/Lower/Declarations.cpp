@@ -110,6 +110,17 @@ ir::Size Lowering::toSize(const spec::Extent &extent) const {
   return ir::Size{std::nullopt, extent.name};
 }
 
+spec::DType Lowering::chooseDType(spec::DType written, const Expr *choice) {
+  if (!choice)
+    return written;
+  const Expr *chosen = chooseBranch(*choice);
+  if (chosen)
+    for (spec::DType dtype : {spec::DType::BF16, spec::DType::F16, spec::DType::F32})
+      if (chosen->kind == Expr::Kind::Name && chosen->text == spec::spelling(dtype))
+        return dtype;
+  return written; // reported (the condition), or checked by the parser (the branches)
+}
+
 void Lowering::declareGlobals() {
   for (const spec::ParamDecl &param : spec.params)
     declareName(param.name.value, param.name.loc, "as a parameter", /*inCode=*/false);
@@ -119,7 +130,10 @@ void Lowering::declareGlobals() {
       continue;
     if (!declareName(global.name.value, global.name.loc, "as a global"))
       continue;
-    ir::Global g{global.name.value, global.dtype.value, {}, global.name.loc};
+    ir::Global g{global.name.value,
+                 chooseDType(global.dtype.value, global.dtypeChoice.get()),
+                 {},
+                 global.name.loc};
     for (const spec::Extent &dim : global.dims) {
       g.dims.push_back(toSize(dim));
       if (!g.dims.back().constant && !usableName(g.dims.back().symbol, dim.loc))
@@ -236,7 +250,8 @@ void Lowering::declareTiles() {
           continue;
         warpgroupTileIndex[name.value] = static_cast<unsigned>(kernel.warpgroupTiles.size());
         kernel.warpgroupTiles.push_back(
-            ir::WarpgroupTile{name.value, tile.dtype.value, extents[0], extents[1], name.loc});
+            ir::WarpgroupTile{name.value, chooseDType(tile.dtype.value, tile.dtypeChoice.get()),
+                              extents[0], extents[1], name.loc});
       }
       continue;
     }
@@ -259,7 +274,8 @@ void Lowering::declareTiles() {
         continue;
       tileIndex[name.value] = static_cast<unsigned>(kernel.stageTiles.size());
       kernel.stageTiles.push_back(
-          ir::StageTile{name.value, tile.dtype.value, extents[0], extents[1], name.loc});
+          ir::StageTile{name.value, chooseDType(tile.dtype.value, tile.dtypeChoice.get()),
+                        extents[0], extents[1], name.loc});
     }
   }
 }

@@ -646,6 +646,26 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
     aCols = a->cols;
     aBound = a->bound;
   }
+  // wgmma multiplies 16-bit operands. A stage tile of another type was refused where it is
+  // loaded; a per-warpgroup tile is refused here.
+  for (const auto &[o, side] : {std::pair{&op.a, &lhs}, std::pair{&op.b, &rhs}})
+    if (o->where == ir::MmaOperand::Where::Warpgroup &&
+        kernel.warpgroupTiles[o->index].dtype == spec::DType::F32) {
+      diags.report(DiagID::err_sema_dtype, side->loc, "a shared operand of '@'", "bf16 or f16",
+                   "f32");
+      return std::nullopt;
+    }
+  if (op.a.where != ir::MmaOperand::Where::Register) {
+    spec::DType aType = ir::productDType(kernel, op.a, op.a);
+    spec::DType bType = ir::productDType(kernel, op.b, op.b);
+    if (aType != bType && aType != spec::DType::F32 && bType != spec::DType::F32) {
+      diags.report(DiagID::err_sema_dtype, product.loc,
+                   "the right operand of '@' (the left operand '" + lhs.text + "' is " +
+                       spelling(aType) + ")",
+                   spelling(aType), spelling(bType));
+      return std::nullopt;
+    }
+  }
   if (aCols != bRows) {
     diags.report(DiagID::err_sema_shape, product.loc, "the matrix product", shapeText(aRows, aCols),
                  shapeText(bRows, bCols));

@@ -166,6 +166,9 @@ private:
   /// bound at launch.
   ir::Size toSize(const spec::Extent &extent) const;
 
+  /// A declaration's dtype: `written`, or the branch of `choice` (`f16 if half else bf16`)
+  /// this instantiation takes.
+  spec::DType chooseDType(spec::DType written, const Expr *choice);
   void declareGlobals();
   void declareScalars();
   void declareTiles();

@@ -146,11 +146,10 @@ void Lowering::lowerLoads() {
                    spelling(g.dtype));
       continue;
     }
-    if (t.dtype != spec::DType::BF16) {
-      diags.report(DiagID::err_sema_dtype, t.loc, "tile '" + t.name + "'", "bf16",
+    // wgmma multiplies 16-bit operands (the load is kept: it is not also "never loaded").
+    if (t.dtype == spec::DType::F32)
+      diags.report(DiagID::err_sema_dtype, t.loc, "tile '" + t.name + "'", "bf16 or f16",
                    spelling(t.dtype));
-      continue;
-    }
     kernel.loads.push_back(
         ir::Load{tile->second, access->first, std::move(access->second), statement->loc});
   }

@@ -354,11 +354,6 @@ void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::Program
   op.expr = std::move(value->e);
   op.loc = statement.loc;
   if (tile) {
-    if (g.dtype != spec::DType::BF16) {
-      diags.report(DiagID::err_sema_dtype, statement.target->loc,
-                   "the tile global '" + g.name + "'", "bf16", spelling(g.dtype));
-      return;
-    }
     if (value->cols % 64 != 0) {
       diags.report(DiagID::err_sema_shape, statement.target->loc, "the stored tile",
                    fmt::format("{} columns", value->cols), "a multiple of 64");

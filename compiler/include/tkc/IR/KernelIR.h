@@ -271,6 +271,11 @@ struct MmaOperand {
   bool transposed = false;
 };
 
+struct Kernel;
+/// The element type of a product's operands: its shared operands' (both alike), which a
+/// register operand is converted to.
+DType productDType(const Kernel &kernel, const MmaOperand &a, const MmaOperand &b);
+
 /// A row reduction's operator.
 enum class Reduce { Max, Sum };
 

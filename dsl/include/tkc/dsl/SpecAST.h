@@ -70,6 +70,9 @@ struct ParamDecl {
 struct GlobalDecl {
   Located<std::string> name;
   Located<DType> dtype;
+  /// `dtype: "f16 if half else bf16"`: chosen per instantiation (each branch a dtype's
+  /// name; `dtype` then holds the first). Null: `dtype` as written.
+  std::unique_ptr<stmt::Expr> dtypeChoice;
   std::vector<Extent> dims;
   /// `when: COND`: the global exists only in instantiations where the
   /// parameter expression COND holds. Null: always.
@@ -115,6 +118,7 @@ struct TileDecl {
   Located<std::string> name;
   Located<MemSpace> space;
   Located<DType> dtype;
+  std::unique_ptr<stmt::Expr> dtypeChoice; ///< as for globals
   std::vector<Extent> shape;
   std::optional<StageCount> stages;
   /// `of: [k, v]`: one tile of this shape for each listed name.
