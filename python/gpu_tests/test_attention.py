@@ -46,6 +46,7 @@ ALIBI = SPECS / "attention_alibi.yaml"
 SINK = SPECS / "attention_sink.yaml"
 OFFSET_CAUSAL = SPECS / "attention_offset_causal.yaml"
 FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
+FROM_LSE = ROOT / "test" / "Emit" / "attention-from-lse.yaml"
 
 # O is bf16: rounding alone is up to 2^-9 of |O| (|O| < ~4 here); the bounds
 # leave room for summation order and exp2 vs exp, not for wrong rows.
@@ -540,6 +541,37 @@ def check_offset_causal(results, n_values, gen):
                        Q, K, V)
 
 
+def check_from_lse(results, n_values, gen):
+    """O = exp(scale S - L) V from the reference's own L (the backward's recomputation of P):
+    L read one value per row. Ragged N, causal or not; O poisoned."""
+    import tkc
+    module = tkc.load(FROM_LSE)
+    sizes = [1, 17, 100, 193, 1000, 2047] + ([4096] if 4096 in n_values else [])
+    for kernel in module.kernels.values():
+        D, causal = head_dim(kernel), is_causal(kernel)
+        scale = 1 / math.sqrt(D)
+        for N in sizes:
+            B, H = (2, 4) if N <= 2048 else (1, 4)
+            Q, K, V = (torch.randn(B, H, N, D, device="cuda", generator=gen).bfloat16()
+                       for _ in range(3))
+            O_ref, L_ref = reference(Q, K, V, scale, causal=causal)
+            O = torch.full((B, H, N, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+            what = "%s B=%d H=%d N=%d" % (kernel.name, B, H, N)
+            try:
+                got = kernel(Q, K, V, L_ref, out=O)
+                torch.cuda.synchronize()
+            except Exception as e:
+                results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
+                continue
+            nan_rows = torch.isnan(O).any(-1).sum().item()
+            dO = O.float() - O_ref
+            o_max = dO.abs().max().item()
+            o_fro = (dO.norm() / O_ref.norm()).item()
+            ok = got is O and nan_rows == 0 and o_max <= O_MAX_ABS and o_fro <= O_REL_FRO
+            results.report(ok, "%s: O max_abs=%.2e rel_fro=%.2e unwritten/NaN rows=%d"
+                           % (what, o_max, o_fro, nan_rows))
+
+
 def check_finish_block(results, n_values, gen):
     """O = softmax(scale Q K^T) V with V wider than Q: the store stages in the finish block."""
     import tkc
@@ -592,6 +624,7 @@ def run_all(quick=False, seed=2024):
     check_alibi(results, n_values, gen)
     check_sink(results, n_values, gen)
     check_offset_causal(results, n_values, gen)
+    check_from_lse(results, n_values, gen)
     check_finish_block(results, n_values, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)

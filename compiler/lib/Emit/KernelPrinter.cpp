@@ -348,10 +348,16 @@ void KernelPrinter::printGlobalMember(unsigned g) {
   case ir::GlobalRole::Rows:
     w.linef("{} *{}; // one value per row", kittensScalar(global.dtype), global.name);
     return;
-  case ir::GlobalRole::Read:
-    w.linef("const {} *{}; // read as numbers, once per task", kittensScalar(global.dtype),
-            global.name);
+  case ir::GlobalRole::Read: {
+    bool perRow = false;
+    ir::forEachOp(k.program, [&](ir::Body, const ir::ProgramOp &op) {
+      perRow =
+          perRow || (op.kind == ir::ProgramOp::Kind::LoadRows && &k.globals[op.global] == &global);
+    });
+    w.linef("const {} *{}; // read as numbers, {}", kittensScalar(global.dtype), global.name,
+            perRow ? "one value per row" : "once per task");
     return;
+  }
   case ir::GlobalRole::Unused:
     w.linef("// '{}' is declared but this instantiation does not use it", global.name);
     return;

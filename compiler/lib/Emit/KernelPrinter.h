@@ -157,6 +157,8 @@ private:
   std::string stageRef(const ir::StageTile &t) const;
   void printAddGlobal(const ir::ProgramOp &op);
   void printStoreTile(const ir::ProgramOp &op);
+  std::pair<std::string, std::string> rowsAccess(const ir::ProgramOp &op) const;
+  void printLoadRows(const ir::ProgramOp &op);
   void printStoreRows(const ir::ProgramOp &op);
   bool bodyUsesRows(const std::vector<ir::ProgramOp> &ops) const;
   bool readWaitDeferred(const ir::ProgramOp &store) const;

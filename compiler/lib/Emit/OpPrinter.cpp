@@ -285,7 +285,7 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
 bool KernelPrinter::bodyUsesRows(const std::vector<ir::ProgramOp> &ops) const {
   return llvm::any_of(ops, [](const ir::ProgramOp &op) {
     return usesKind(op.expr, ir::Elementwise::Kind::RowIndex) ||
-           op.kind == ir::ProgramOp::Kind::StoreRows ||
+           op.kind == ir::ProgramOp::Kind::StoreRows || op.kind == ir::ProgramOp::Kind::LoadRows ||
            (op.kind == ir::ProgramOp::Kind::AddGlobal && !op.perColumn);
   });
 }
@@ -346,6 +346,9 @@ void KernelPrinter::printOps(const ir::ProgramOp *begin, const ir::ProgramOp *en
       break;
     case ir::ProgramOp::Kind::StoreRows:
       printStoreRows(op);
+      break;
+    case ir::ProgramOp::Kind::LoadRows:
+      printLoadRows(op);
       break;
     }
   }
@@ -684,6 +687,24 @@ void KernelPrinter::printStoreTile(const ir::ProgramOp &op) {
     w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
 }
 
+/// `G[coords]` addressed one value per row: the first row's element, and the warp's first
+/// row's position in the last dimension (`rows`); the extent of that dimension is the limit.
+std::pair<std::string, std::string> KernelPrinter::rowsAccess(const ir::ProgramOp &op) const {
+  const ir::Global &g = k.globals[op.global];
+  // Leading coordinates address single elements; the last one blocks of rows.
+  std::string offset = "0";
+  for (size_t d = 0; d + 1 < op.coords.size(); ++d)
+    offset = d == 0 ? coordExpr(op.coords[0])
+                    : fmt::format("({}) * {} + {}", offset, sizeExpr(g.dims[d]),
+                                  coordExpr(op.coords[d]));
+  if (op.coords.size() > 1)
+    offset = fmt::format("({}) * (long long){}", offset, sizeExpr(g.dims.back()));
+  const ir::Coord &row = op.coords.back();
+  return {offset,
+          fmt::format("(long long){} * {}{} + tkc_row", coordExpr(row), 64 * k.consumerWarpgroups,
+                      row.var == k.loopBound.stopVar ? minusLeadRows() : "")};
+}
+
 void KernelPrinter::printStoreRows(const ir::ProgramOp &op) {
   const ir::Global &g = k.globals[op.global];
   auto scope = w.scope("");
@@ -695,19 +716,18 @@ void KernelPrinter::printStoreRows(const ir::ProgramOp &op) {
     w.line("row_vector tkc_out;");
     printApply(src, false, op.expr);
   }
-  // Leading coordinates address single elements; the last one blocks of rows.
-  std::string offset = "0";
-  for (size_t d = 0; d + 1 < op.coords.size(); ++d)
-    offset = d == 0 ? coordExpr(op.coords[0])
-                    : fmt::format("({}) * {} + {}", offset, sizeExpr(g.dims[d]),
-                                  coordExpr(op.coords[d]));
-  if (op.coords.size() > 1)
-    offset = fmt::format("({}) * (long long){}", offset, sizeExpr(g.dims.back()));
+  auto [offset, row] = rowsAccess(op);
   w.linef("float *tkc_base = args.globals.{} + {};", g.name, offset);
-  const ir::Coord &row = op.coords.back();
-  w.linef("kittens::store_rows(tkc_base, {}, (long long){} * {}{} + tkc_row, {});", src,
-          coordExpr(row), 64 * k.consumerWarpgroups,
-          row.var == k.loopBound.stopVar ? minusLeadRows() : "", sizeExpr(g.dims.back()));
+  w.linef("kittens::store_rows(tkc_base, {}, {}, {});", src, row, sizeExpr(g.dims.back()));
+}
+
+void KernelPrinter::printLoadRows(const ir::ProgramOp &op) {
+  const ir::Global &g = k.globals[op.global];
+  auto [offset, row] = rowsAccess(op);
+  w.comment(fmt::format("'{}': one value of {} per row of this task's (0 past its end)",
+                        k.program.values[op.dst].name, g.name));
+  w.linef("kittens::load_rows({}, args.globals.{} + {}, {}, {});", valueRef(op.dst), g.name, offset,
+          row, sizeExpr(g.dims.back()));
 }
 
 } // namespace tkc::emit

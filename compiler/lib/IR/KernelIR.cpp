@@ -307,7 +307,8 @@ std::vector<unsigned> valuesRead(const ProgramOp &op) {
 
 bool writesValue(const ProgramOp &op, unsigned value) {
   bool hasDst = op.kind == ProgramOp::Kind::Assign || op.kind == ProgramOp::Kind::RowReduce ||
-                op.kind == ProgramOp::Kind::Mma || op.kind == ProgramOp::Kind::AddGlobal;
+                op.kind == ProgramOp::Kind::Mma || op.kind == ProgramOp::Kind::AddGlobal ||
+                op.kind == ProgramOp::Kind::LoadRows;
   return hasDst && op.dst == value;
 }
 
@@ -472,6 +473,10 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
     case ProgramOp::Kind::StoreRows:
       os << "store " << k.globals[op.global].name << coords(op.coords) << " = "
          << op.expr.str(p, k.scalars) << " (one value per row)\n";
+      break;
+    case ProgramOp::Kind::LoadRows:
+      os << "load " << p.values[op.dst].name << " = " << k.globals[op.global].name
+         << coords(op.coords) << " (one value per row, 0 past its end)\n";
       break;
     }
   }
@@ -664,6 +669,9 @@ GlobalRole globalRole(const Kernel &k, unsigned g) {
       break;
     case ProgramOp::Kind::StoreRows:
       role = GlobalRole::Rows;
+      break;
+    case ProgramOp::Kind::LoadRows:
+      role = GlobalRole::Read;
       break;
     case ProgramOp::Kind::AddGlobal:
       role = op.perColumn ? GlobalRole::AddColumn : GlobalRole::AddTile;

@@ -303,8 +303,45 @@ std::optional<Typed> Lowering::lowerValue(const Expr &expr, std::vector<ir::Prog
   }
 }
 
+std::optional<Typed> Lowering::lowerRowsRead(const Expr &access) {
+  const std::string what = "'" + currentBody + "'";
+  const int64_t blockRows = int64_t{64} * kernel.consumerWarpgroups;
+  auto lowered = lowerAccess(access, {blockRows}, what, "the row vector read");
+  if (!lowered)
+    return std::nullopt;
+  std::vector<std::string> coords;
+  for (const ir::Coord &c : lowered->second)
+    coords.push_back(c.str());
+  const ir::Global &g = kernel.globals[lowered->first];
+  const std::string text = fmt::format("{}[{}]", g.name, llvm::join(coords, ", "));
+  // One state row vector per distinct read, loaded at the top of setup.
+  auto &index = rowsReads[text];
+  if (!index) {
+    Typed shape;
+    shape.hasRows = true;
+    shape.rows = blockRows;
+    index = newValue(fmt::format("tkc_rows{}", rowsReads.size() - 1), shape, /*isState=*/true,
+                     access.loc);
+    ir::ProgramOp load;
+    load.kind = ir::ProgramOp::Kind::LoadRows;
+    load.dst = *index;
+    load.global = lowered->first;
+    load.coords = std::move(lowered->second);
+    load.loc = access.loc;
+    rowsLoads.push_back(std::move(load));
+  }
+  return typedValue(*index);
+}
+
 std::optional<Typed> Lowering::lowerTaskRead(const Expr &access) {
   const std::string what = "'" + currentBody + "'";
+  // `L[b, h, i]` with i the task index of the block's rows: one value per row.
+  if (access.operands.size() >= 2) {
+    const Expr &last = *access.operands.back();
+    const ir::IterVar *var = last.kind == Expr::Kind::Name ? findTask(last.text) : nullptr;
+    if (var && var->step == int64_t{64} * kernel.consumerWarpgroups)
+      return lowerRowsRead(access);
+  }
   // One number per task: each index a task index stepping by 1 (its task number), an
   // expression of those and of sizes, or 0.
   for (size_t d = 1; d < access.operands.size(); ++d) {

@@ -266,8 +266,12 @@ private:
 
   std::optional<Typed> binary(const std::string &op, Typed lhs, Typed rhs, SourceLoc loc);
   std::optional<Typed> lowerCall(const Expr &call, std::vector<ir::ProgramOp> &ops);
-  /// `G[h]` as a number: a TaskRead.
+  /// `G[h]` as a number: a TaskRead; `L[b, h, i]` with `i` the task index of the block's
+  /// rows: one value per row (lowerRowsRead).
   std::optional<Typed> lowerTaskRead(const Expr &access);
+  /// `L[b, h, i]`: a state row vector loaded at the top of setup (LoadRows), one per
+  /// distinct read.
+  std::optional<Typed> lowerRowsRead(const Expr &access);
   /// A global read as numbers is not also loaded, stored or added as tiles.
   void checkTaskReadsAlone();
 
@@ -351,6 +355,10 @@ private:
   std::vector<std::string> bodyLocals;
   std::string currentBody;
   unsigned temporaries = 0;
+  /// lowerRowsRead: each distinct read's state value, and its loads, which lowerProgram
+  /// puts at the top of setup once every body is lowered.
+  llvm::StringMap<std::optional<unsigned>> rowsReads;
+  std::vector<ir::ProgramOp> rowsLoads;
   /// While lowering the rest of `s = (a @ b) * c`: the product already
   /// computed into `s`.
   std::pair<const Expr *, unsigned> productAlias{nullptr, 0};

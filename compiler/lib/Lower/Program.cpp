@@ -162,6 +162,24 @@ void Lowering::checkTaskReadsAlone() {
     if (role != ir::GlobalRole::Read && reported.insert(read.global).second)
       diags.report(DiagID::err_sema_read_global_role, read.loc, kernel.globals[read.global].name);
   }
+  // A global read one value per row is used by no other kind of op (its role is Read
+  // from the first op found, the load at the top of setup).
+  for (const ir::ProgramOp &load : kernel.program.setup) {
+    if (load.kind != ir::ProgramOp::Kind::LoadRows || reported.count(load.global))
+      continue;
+    bool other =
+        llvm::any_of(kernel.loads, [&](const ir::Load &l) { return l.global == load.global; });
+    ir::forEachOp(kernel.program, [&](ir::Body, const ir::ProgramOp &op) {
+      other = other || (op.kind != ir::ProgramOp::Kind::LoadRows &&
+                        (op.kind == ir::ProgramOp::Kind::LoadTile ||
+                         op.kind == ir::ProgramOp::Kind::StoreTile ||
+                         op.kind == ir::ProgramOp::Kind::StoreRows ||
+                         op.kind == ir::ProgramOp::Kind::AddGlobal) &&
+                        op.global == load.global);
+    });
+    if (other && reported.insert(load.global).second)
+      diags.report(DiagID::err_sema_read_global_role, load.loc, kernel.globals[load.global].name);
+  }
 }
 
 void Lowering::checkEveryLoadIsUsed() {
@@ -220,6 +238,8 @@ void Lowering::lowerBody(const std::optional<spec::StageBody> &body, const std::
 
 void Lowering::lowerProgram() {
   program = ir::Program{};
+  rowsReads.clear();
+  rowsLoads.clear();
   // Tiles first, then row vectors, each in the order declared.
   for (bool tiles : {true, false})
     for (const StateDecl &s : stateDecls) {
@@ -236,6 +256,7 @@ void Lowering::lowerProgram() {
   lowerBody(spec.consumer.setup, "setup", program.setup);
   lowerBody(spec.consumer.compute, "compute", program.compute);
   lowerBody(spec.consumer.finish, "finish", program.finish);
+  program.setup.insert(program.setup.begin(), rowsLoads.begin(), rowsLoads.end());
   if (diags.getNumErrors() != errors)
     return;
   bool hasMma = llvm::any_of(

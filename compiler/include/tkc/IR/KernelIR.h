@@ -289,6 +289,7 @@ struct ProgramOp {
     LoadTile,  ///< warpgroup tile `tile` = global[coords] (TMA, setup)
     StoreTile, ///< global[coords] = expr (a tile; converted, staged, TMA)
     StoreRows, ///< global[coords] = expr (a row vector; one value per row)
+    LoadRows,  ///< dst (a row vector, state) = global[coords]: one value per row (setup)
   };
   Kind kind = Kind::Assign;
   unsigned dst = 0;
@@ -555,7 +556,7 @@ enum class GlobalRole {
   AddColumn, ///< read by an AddGlobal as a vector along the columns
   AddTile,   ///< read by an AddGlobal as a tile
   Rows,      ///< stored one value per row
-  Read,      ///< read as numbers, one per task (TaskRead)
+  Read,      ///< read as numbers, one per task (TaskRead) or one per row (LoadRows)
 };
 GlobalRole globalRole(const Kernel &kernel, unsigned g);
 

@@ -222,6 +222,20 @@ template <ducks::rt::row_layout RT> KITTENS_DEVICE void zero_columns_from(RT &t,
   mask(t, t, 0, 0, 0.f, [=](int, int col) { return col < col_limit; });
 }
 
+/// Load an ortho per-row vector from `src[row0 + r]` for the warp's rows r with
+/// 0 <= row0 + r < row_limit, as floats, and 0 for the other rows. Every lane of a quad
+/// reads its rows (the same addresses, one transaction).
+template <ducks::rv::ortho V, class T>
+KITTENS_DEVICE void load_rows(V &v, const T *src, long long row0, long long row_limit) {
+  const int g = laneid() / 4;
+  KITTENS_UNROLL for (int i = 0; i < V::tiles; ++i) {
+    const long long lo = row0 + 16 * i + g, hi = lo + 8;
+    const float x = lo >= 0 && lo < row_limit ? convert<float>(src[lo]) : 0.f;
+    const float y = hi >= 0 && hi < row_limit ? convert<float>(src[hi]) : 0.f;
+    v.data[i] = make_pair_from_float<typename V::dtype>(x, y);
+  }
+}
+
 /// Store an ortho per-row vector to `dst[row0 + r]` for the warp's rows r with
 /// row0 + r < row_limit. One lane per row writes (the first of its quad).
 template <ducks::rv::ortho V, class T>
