@@ -262,13 +262,13 @@ void KernelPrinter::printLauncher() {
     auto cpp = [](const ir::IndexExpr &e) {
       return e.render([](const ir::IndexExpr &leaf) { return "(long long)" + leaf.name; });
     };
-    llvm::SmallVector<std::string, 4> sizes, got;
+    llvm::SmallVector<std::string, 4> named, got;
     for (const ir::IndexExpr *side : {&r.lhs, &r.rhs})
       ir::walk(*side, [&](const ir::IndexExpr &leaf) {
-        if (leaf.kind == ir::IndexExpr::Kind::Size && !llvm::is_contained(sizes, leaf.name))
-          sizes.push_back(leaf.name);
+        if (leaf.kind == ir::IndexExpr::Kind::Size && !llvm::is_contained(named, leaf.name))
+          named.push_back(leaf.name);
       });
-    for (const std::string &size : sizes)
+    for (const std::string &size : named)
       got.push_back(fmt::format("\"{} = \" + std::to_string({})", ir::specSpelling(size), size));
     w.linef("if (!({} {} {}))", cpp(r.lhs), r.op, cpp(r.rhs));
     w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": this kernel requires "
