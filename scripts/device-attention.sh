@@ -20,7 +20,7 @@
 #   bench: bench/attention/run.py, the FlashAttention-3 protocol against torch
 #          SDPA's cuDNN and FlashAttention-2 backends; records in
 #          $OUT/attention-bench.json, log in $OUT/attention-bench.log;
-#   variants: bench/attention/variants.py, the variant specs (ALiBi, sinks, offset) against
+#   variants: bench/attention/variants.py, the variant specs (ALiBi, sinks, offset, bias) against
 #          FlexAttention, paired and with the L2 evicted; records in
 #          $OUT/attention-variants{,-cold}.json, logs beside them.
 # QUICK=1 runs fewer sequence lengths in both; COLD_L2=1 evicts the L2 before every

@@ -12,6 +12,9 @@ computes the same):
   sink   attention_sink.yaml: one more logit per head, sinks[h] (random normal),
          with no value; FlexAttention over N + 1 keys, the last one's score
          sinks[h] and its value zero, visible to every query.
+  bias   attention_bias.yaml: scores + Bias[b, h, i, j], a bf16 tensor [B, H, N, N]
+         (random normal); FlexAttention with a score_mod that reads it (and the
+         causal block mask when causal). Memory-bound: the bias is most of the bytes.
   offset attention_offset_causal.yaml: M = N / 2 queries, the last M positions
          of the N keys (query i sees keys j <= i + N - M); causal only.
          FlexAttention with that block mask, and SDPA with causal_lower_right
@@ -140,6 +143,25 @@ class Sink(Variant):
         return [FLEX + (lambda: flex(Q, K1, V1, score_mod=sink, block_mask=mask, scale=scale),)]
 
 
+class Bias(Variant):
+    spec = ROOT / "kernels-spec" / "attention_bias.yaml"
+
+    def __init__(self, B, H, N, D):
+        self.bias = torch.randn(B, H, N, N, device="cuda", dtype=torch.bfloat16)
+
+    def extra(self):
+        return [self.bias]
+
+    def baselines(self, flex, create_block_mask, Q, K, V, scale, causal):
+        bias = self.bias
+        N = Q.shape[2]
+
+        def add_bias(score, b, h, q_idx, kv_idx):
+            return score + bias[b, h, q_idx, kv_idx]
+        mask = create_block_mask(causal_mask, None, None, N, N) if causal else None
+        return [FLEX + (lambda: flex(Q, K, V, score_mod=add_bias, block_mask=mask, scale=scale),)]
+
+
 class Offset(Variant):
     """Causal with M = N / 2 queries aligned to the keys' end (chunked prefill)."""
     spec = ROOT / "kernels-spec" / "attention_offset_causal.yaml"
@@ -172,7 +194,7 @@ class Offset(Variant):
                  lambda: sdpa(Q, K, V, attn_mask=bias, scale=scale))]
 
 
-VARIANTS = {"alibi": Alibi, "sink": Sink, "offset": Offset}
+VARIANTS = {"alibi": Alibi, "sink": Sink, "offset": Offset, "bias": Bias}
 
 
 def head_dim(kernel):

@@ -44,6 +44,7 @@ SLIDING_WINDOW = SPECS / "attention_sliding_window.yaml"
 SOFTCAP = SPECS / "attention_softcap.yaml"
 ALIBI = SPECS / "attention_alibi.yaml"
 SINK = SPECS / "attention_sink.yaml"
+BIAS = SPECS / "attention_bias.yaml"
 OFFSET_CAUSAL = SPECS / "attention_offset_causal.yaml"
 FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
 FROM_LSE = ROOT / "test" / "Emit" / "attention-from-lse.yaml"
@@ -86,7 +87,8 @@ def visible(n, causal=False, window=None, device="cpu", keys=None):
     return keep
 
 
-def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None, sinks=None):
+def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None, sinks=None,
+              bias=None):
     """(O, L) in fp32 for bf16 Q [B, H, M, D], K and V [B, H_kv, N, D], M <= N: query i is
     position i + N - M (the masks and ALiBi's j - i count in positions)."""
     B, H, M, D = Q.shape
@@ -109,6 +111,8 @@ def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=No
         if slopes is not None:  # ALiBi: slopes[h] * (j - i)
             pos = torch.arange(N, device=Q.device, dtype=torch.float32)
             S += slopes[h0:h1].float()[None, :, None, None] * (pos[None, :] - pos[N - M:, None])
+        if bias is not None:  # an additive bias tensor [B, H, M, N]
+            S += bias[:, h0:h1].float()
         S.masked_fill_(~keep, float("-inf"))
         if sinks is not None:  # one more logit a head, with no value
             col = sinks[h0:h1].float()[None, :, None, None].expand(B, h1 - h0, M, 1)
@@ -123,7 +127,7 @@ def reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=No
 
 
 def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None, slopes=None,
-                    sinks=None):
+                    sinks=None, bias=None):
     """The same, one element at a time in Python floats (tiny sizes only)."""
     B, H, M, D = Q.shape
     N = K.shape[2]
@@ -147,6 +151,8 @@ def naive_reference(Q, K, V, scale, causal=False, window=None, softcap=None, slo
                         s = softcap * math.tanh(s / softcap)
                     if slopes is not None:
                         s += float(slopes[h]) * (j - i)
+                    if bias is not None:
+                        s += float(bias[b][h][r][j])
                     scores[j] = s
                 logits = list(scores.values())
                 if sinks is not None:
@@ -177,15 +183,20 @@ def self_test():
                 V = torch.randn(2, 2, N, 3, generator=gen).bfloat16()
                 slopes = torch.tensor([0.5, 0.25, -0.3, 1.0])
                 sinks = torch.tensor([0.0, 2.0, -3.0, 40.0])
+                bias = torch.randn(2, 4, N, N, generator=gen).bfloat16()
                 for kw in ({}, {"causal": True}, {"window": 1}, {"window": 3},
+                           {"bias": bias}, {"bias": bias, "causal": True},
                            {"softcap": 0.7}, {"softcap": 0.7, "causal": True},
                            {"slopes": slopes}, {"slopes": slopes, "causal": True},
                            {"sinks": sinks}, {"sinks": sinks, "causal": True}):
                     # All N queries, and the last N // 2 + 1 of them (aligned to the end).
                     for M in sorted({N, N // 2 + 1}):
                         q = Q[:, :, N - M:]
-                        got = reference(q, K, V, 1.3, **kw)
-                        want = naive_reference(q, K, V, 1.3, **kw)
+                        kwm = dict(kw)
+                        if "bias" in kwm:
+                            kwm["bias"] = kwm["bias"][:, :, N - M:]
+                        got = reference(q, K, V, 1.3, **kwm)
+                        want = naive_reference(q, K, V, 1.3, **kwm)
                         err = max((got[0] - want[0]).abs().max().item(),
                                   (got[1] - want[1]).abs().max().item())
                         ok = err < 1e-5
@@ -274,7 +285,7 @@ def errors(O, L, O_ref, L_ref):
 
 
 def check_case(results, kernel, B, H, H_kv, N, gen, scalars=None, causal=False, window=None,
-               softcap=None, scale=None, label="", slopes=None, sinks=None, M=None):
+               softcap=None, scale=None, label="", slopes=None, sinks=None, M=None, bias=None):
     """One launch with poisoned outputs against the reference; M queries (N by default),
     the last M of the N key positions."""
     M = N if M is None else M
@@ -293,14 +304,14 @@ def check_case(results, kernel, B, H, H_kv, N, gen, scalars=None, causal=False, 
     what = "%s B=%d H=%d H_kv=%d %sN=%d scale=%.4g%s" % (
         kernel.name, B, H, H_kv, "M=%d " % M if M != N else "", N, scale, label)
     try:
-        inputs = tuple(t for t in (slopes, sinks) if t is not None)
+        inputs = tuple(t for t in (slopes, sinks, bias) if t is not None)
         got = kernel(Q, K, V, *inputs, out=(O, L), **scalars)
         torch.cuda.synchronize()
     except Exception as e:  # a refusal or a crash is a failure of this case
         results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
         return
     O_ref, L_ref = reference(Q, K, V, scale, causal=causal, window=window, softcap=softcap,
-                             slopes=slopes, sinks=sinks)
+                             slopes=slopes, sinks=sinks, bias=bias)
     o_max, o_fro, l_max, nan_rows = errors(O, L, O_ref, L_ref)
     ok = (got[0] is O and got[1] is L and nan_rows == 0 and o_max <= O_MAX_ABS
           and o_fro <= O_REL_FRO and l_max <= L_MAX_ABS)
@@ -541,6 +552,36 @@ def check_offset_causal(results, n_values, gen):
                        Q, K, V)
 
 
+def check_bias(results, n_values, gen):
+    """An additive bias tensor [B, H, N, N] streamed beside K and V: random normal, and one
+    with -inf on a random half of each row's keys (a mask given as a tensor; every row keeps
+    at least its first key)."""
+    if not BIAS.exists():
+        results.skip("bias: %s does not exist" % BIAS.relative_to(ROOT))
+        return
+    import tkc
+    module = tkc.load(BIAS)
+    # N a multiple of 8: TMA needs the bias's rows (N bf16) in whole 16 bytes.
+    cases = [(2, 8, 2, 8), (2, 8, 1, 24), (2, 8, 8, 104), (2, 4, 2, 200), (1, 8, 2, 1000),
+             (1, 4, 4, 2048)] + ([(1, 4, 2, 4096)] if 4096 in n_values else [])
+    for kernel in module.kernels.values():
+        causal = is_causal(kernel)
+        for B, H, H_kv, N in cases:
+            bias = torch.randn(B, H, N, N, device="cuda", generator=gen).bfloat16()
+            check_case(results, kernel, B, H, H_kv, N, gen, causal=causal, bias=bias,
+                       label=" bias=N(0,1)")
+        B, H, H_kv, N = 2, 4, 2, 296
+        drop = torch.rand(B, H, N, N, device="cuda", generator=gen) < 0.5
+        drop[..., 0] = False
+        bias = torch.zeros(B, H, N, N, device="cuda").masked_fill(drop, float("-inf")).bfloat16()
+        check_case(results, kernel, B, H, H_kv, N, gen, causal=causal, bias=bias,
+                   label=" bias=-inf on half the keys")
+        D = head_dim(kernel)
+        Q, K, V = (torch.randn(1, 2, 100, D, device="cuda").bfloat16() for _ in range(3))
+        expect_refused(results, kernel, tkc.LaunchError, "Bias", Q, K, V,
+                       torch.zeros(1, 2, 100, 100, device="cuda").bfloat16())
+
+
 def check_from_lse(results, n_values, gen):
     """O = exp(scale S - L) V from the reference's own L (the backward's recomputation of P):
     L read one value per row. Ragged N, causal or not; O poisoned."""
@@ -625,6 +666,7 @@ def run_all(quick=False, seed=2024):
     check_sink(results, n_values, gen)
     check_offset_causal(results, n_values, gen)
     check_from_lse(results, n_values, gen)
+    check_bias(results, n_values, gen)
     check_finish_block(results, n_values, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)

@@ -243,6 +243,10 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
     if (tailOf && e.var == k.loop.name)
       return "(tkc_element + tkc_e.col)";
     return fmt::format("({} * {} + tkc_e.col)", varExpr(e.var), e.step);
+  case Kind::StageRead:
+    // The stage tile holds the block's rows: this element's row in it, and its column.
+    return fmt::format("static_cast<float>({}.at(tkc_row + tkc_e.row, tkc_e.col))",
+                       stageRef(k.stageTiles[e.value]));
   case Kind::Unary:
     if (e.unary == ir::UnaryOp::Neg)
       return "(-" + operand(0) + ")";
@@ -285,6 +289,7 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
 bool KernelPrinter::bodyUsesRows(const std::vector<ir::ProgramOp> &ops) const {
   return llvm::any_of(ops, [](const ir::ProgramOp &op) {
     return usesKind(op.expr, ir::Elementwise::Kind::RowIndex) ||
+           usesKind(op.expr, ir::Elementwise::Kind::StageRead) ||
            op.kind == ir::ProgramOp::Kind::StoreRows || op.kind == ir::ProgramOp::Kind::LoadRows ||
            (op.kind == ir::ProgramOp::Kind::AddGlobal && !op.perColumn);
   });

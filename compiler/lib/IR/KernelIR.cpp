@@ -343,6 +343,7 @@ std::string Elementwise::str(const Program &program, const std::vector<Scalar> &
   case Kind::TaskRead:
   case Kind::Size:
   case Kind::TaskIndex:
+  case Kind::StageRead:
     return var;
   case Kind::RowIndex:
     return "row(" + var + ")";

@@ -206,7 +206,9 @@ std::optional<Typed> Lowering::lowerValue(const Expr &expr, std::vector<ir::Prog
       t.e.value = it->second;
       return t;
     }
-    if (tileIndex.count(expr.text) || warpgroupTileIndex.count(expr.text)) {
+    if (tileIndex.count(expr.text))
+      return lowerStageRead(expr);
+    if (warpgroupTileIndex.count(expr.text)) {
       diags.report(DiagID::err_sema_shared_as_value, expr.loc, expr.text);
       return std::nullopt;
     }
@@ -301,6 +303,42 @@ std::optional<Typed> Lowering::lowerValue(const Expr &expr, std::vector<ir::Prog
                  "see docs/SpecReference.md for the tile language");
     return std::nullopt;
   }
+}
+
+std::optional<Typed> Lowering::lowerStageRead(const Expr &name) {
+  if (currentBody != "compute") {
+    diags.report(DiagID::err_sema_stage_tile_body, name.loc, name.text, currentBody);
+    return std::nullopt;
+  }
+  const unsigned tile = tileIndex.lookup(name.text);
+  const ir::StageTile &t = kernel.stageTiles[tile];
+  const int64_t blockRows = int64_t{64} * kernel.consumerWarpgroups;
+  auto load = llvm::find_if(kernel.loads, [&](const ir::Load &l) { return l.tile == tile; });
+  if (load == kernel.loads.end()) {
+    diags.report(DiagID::err_sema_stage_tile_unloaded, name.loc, name.text);
+    return std::nullopt;
+  }
+  // Its rows are the block's: the row coordinate is the task index of the block's rows.
+  const ir::Coord &row = load->coords[load->coords.size() - 2];
+  const ir::IterVar *var = row.expr || row.var.empty() ? nullptr : findTask(row.var);
+  std::string problem;
+  if (t.rows != blockRows)
+    problem = fmt::format("it has {} rows", t.rows);
+  else if (!var || var->step != blockRows)
+    problem = fmt::format("its rows are loaded by '{}'", row.str());
+  if (!problem.empty()) {
+    diags.report(DiagID::err_sema_stage_read_rows, name.loc, name.text, blockRows, problem);
+    return std::nullopt;
+  }
+  Typed out;
+  out.hasRows = out.hasCols = true;
+  out.rows = t.rows;
+  out.cols = t.cols;
+  out.bound = stageTileBound(tile, 1);
+  out.e.kind = ir::Elementwise::Kind::StageRead;
+  out.e.value = tile;
+  out.e.var = name.text;
+  return out;
 }
 
 std::optional<Typed> Lowering::lowerRowsRead(const Expr &access) {

@@ -269,6 +269,8 @@ private:
   /// `G[h]` as a number: a TaskRead; `L[b, h, i]` with `i` the task index of the block's
   /// rows: one value per row (lowerRowsRead).
   std::optional<Typed> lowerTaskRead(const Expr &access);
+  /// A stage tile holding the block's rows, read as numbers in compute (StageRead).
+  std::optional<Typed> lowerStageRead(const Expr &name);
   /// `L[b, h, i]`: a state row vector loaded at the top of setup (LoadRows), one per
   /// distinct read.
   std::optional<Typed> lowerRowsRead(const Expr &access);

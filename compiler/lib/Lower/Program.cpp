@@ -189,7 +189,10 @@ void Lowering::checkEveryLoadIsUsed() {
       auto reads = [&](const ir::MmaOperand &o) {
         return o.where == ir::MmaOperand::Where::Stage && o.index == load.tile;
       };
-      used = used || (op.kind == ir::ProgramOp::Kind::Mma && (reads(op.a) || reads(op.b)));
+      used = used || (op.kind == ir::ProgramOp::Kind::Mma && (reads(op.a) || reads(op.b))) ||
+             ir::anyOf(op.expr, [&](const ir::Elementwise &e) {
+               return e.kind == ir::Elementwise::Kind::StageRead && e.value == load.tile;
+             });
     }
     if (!used)
       diags.report(DiagID::err_sema_unused_load, load.loc, kernel.stageTiles[load.tile].name);

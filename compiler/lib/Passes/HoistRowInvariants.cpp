@@ -64,6 +64,7 @@ private:
   bool perRow(const ir::Elementwise &e) const {
     return !ir::anyOf(e, [&](const ir::Elementwise &x) {
       return x.kind == ir::Elementwise::Kind::ColIndex ||
+             x.kind == ir::Elementwise::Kind::StageRead ||
              (x.kind == ir::Elementwise::Kind::Value && !isRowVector(x.value));
     });
   }

@@ -35,7 +35,7 @@ bool placesOnlyWarpgroupRows(const ir::ProgramOp &op, const std::string &var) {
   size_t rowDim = op.coords.size();
   if (op.kind == ir::ProgramOp::Kind::LoadTile || op.kind == ir::ProgramOp::Kind::StoreTile)
     rowDim = op.coords.size() - 2;
-  else if (op.kind == ir::ProgramOp::Kind::StoreRows)
+  else if (op.kind == ir::ProgramOp::Kind::StoreRows || op.kind == ir::ProgramOp::Kind::LoadRows)
     rowDim = op.coords.size() - 1;
   for (size_t d = 0; d < op.coords.size(); ++d)
     if (mentions(op.coords[d], var) && (d != rowDim || op.coords[d].expr))

@@ -43,7 +43,8 @@ bool readsOnly(const ir::Elementwise &e, unsigned x) {
   return !ir::anyOf(e, [&](const ir::Elementwise &sub) {
     return (sub.kind == ir::Elementwise::Kind::Value && sub.value != x) ||
            sub.kind == ir::Elementwise::Kind::RowIndex ||
-           sub.kind == ir::Elementwise::Kind::ColIndex;
+           sub.kind == ir::Elementwise::Kind::ColIndex ||
+           sub.kind == ir::Elementwise::Kind::StageRead;
   });
 }
 

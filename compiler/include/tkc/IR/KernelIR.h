@@ -241,6 +241,8 @@ struct Elementwise {
     TaskIndex, ///< `var`: a task index (`h`): the task's number along it
     RowIndex,  ///< row(var): var * step + the element's row in the block
     ColIndex,  ///< col(var): var * step + the element's column
+    StageRead, ///< `value`: index into Kernel::stageTiles (`var`: its name); the stage
+               ///< tile's element at the element's row in the block and column (compute)
     Unary,     ///< `unary` of operands[0]
     Binary,    ///< `binary` of operands[0] and operands[1]
     Where,     ///< operands: condition, if true, if false
