@@ -270,7 +270,11 @@ def main():
                         print("FAIL %s: %s" % (what, e), flush=True)
                         continue
                     unwritten = (torch.isnan(O).any(-1) | torch.isnan(L)).sum().item()
-                    pointers = [t.data_ptr() for t in [Q, K, V, O, L] + variant.extra()]
+                    # In the launcher's order of the globals (the spec's).
+                    inputs = [a for a in kernel.info.arguments if not a.is_output]
+                    named = dict(zip([a.name for a in inputs], [Q, K, V] + variant.extra()))
+                    named.update(O=O, L=L)
+                    pointers = [named[a.name].data_ptr() for a in kernel.info.arguments]
                     sizes = [{"B": B, "H": H, "N": N, "M": M, "H_kv": H}[s]
                              for s in kernel.info.sizes]
                     stream = torch.cuda.current_stream().cuda_stream
