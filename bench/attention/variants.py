@@ -15,6 +15,7 @@ computes the same):
   bias   attention_bias.yaml: scores + Bias[b, h, i, j], a bf16 tensor [B, H, N, N]
          (random normal); FlexAttention with a score_mod that reads it (and the
          causal block mask when causal). Memory-bound: the bias is most of the bytes.
+         Its own protocol: B x N = 4096, H = 8, N 1024 ... 4096.
   offset attention_offset_causal.yaml: M = N / 2 queries, the last M positions
          of the N keys (query i sees keys j <= i + N - M); causal only.
          FlexAttention with that block mask, and SDPA with causal_lower_right
@@ -77,9 +78,15 @@ class Variant:
     (baselines: (short name, description, function), the first the one the variant is
     measured against first). Queries and keys are both N long, causal or not."""
     causal_values = (False, True)
+    tokens = TOKENS  # B x N
+    max_n = max(N_VALUES)
 
     def __init__(self, B, H, N, D):
         pass
+
+    @staticmethod
+    def heads(D):
+        return HIDDEN // D
 
     @staticmethod
     def queries(N):
@@ -144,7 +151,15 @@ class Sink(Variant):
 
 
 class Bias(Variant):
+    """The bias is B H N^2 elements: 4096 tokens and 8 heads, N up to 4096, keep it below 2^27
+    (FlexAttention's generated kernel failed to compile, an index past int32, at 2^29)."""
     spec = ROOT / "kernels-spec" / "attention_bias.yaml"
+    tokens = 4096
+    max_n = 4096
+
+    @staticmethod
+    def heads(D):
+        return 8
 
     def __init__(self, B, H, N, D):
         self.bias = torch.randn(B, H, N, N, device="cuda", dtype=torch.bfloat16)
@@ -241,11 +256,11 @@ def main():
         module = tkc.load(cls.spec)
         kernels = {(head_dim(k), cls.causal(k)): k for k in module.kernels.values()}
         for D in args.d or (64, 128):
-            H = HIDDEN // D
+            H = cls.heads(D)
             for causal in cls.causal_values:
                 kernel = kernels.get((D, causal))
-                for N in n_values:
-                    B = TOKENS // N
+                for N in (n for n in n_values if n <= cls.max_n):
+                    B = cls.tokens // N
                     M = cls.queries(N)
                     what = "%s B=%d H=%d %sN=%d D=%d %s" % (
                         vname, B, H, "M=%d " % M if M != N else "", N, D,
