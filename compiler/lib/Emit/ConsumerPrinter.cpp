@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <optional>
+#include <set>
 
 namespace tkc::emit {
 
@@ -120,6 +121,21 @@ void KernelPrinter::printComputeIters(const std::string &idle) {
 void KernelPrinter::printComputeBody() {
   prologue(k.program.compute);
   beginFunction();
+  // Stage tiles read as numbers: each warp's 16 rows into registers once (ldmatrix), read
+  // element by element from there.
+  std::set<unsigned> read;
+  for (const ir::ProgramOp &op : k.program.compute)
+    ir::walk(op.expr, [&](const ir::Elementwise &e) {
+      if (e.kind == ir::Elementwise::Kind::StageRead)
+        read.insert(e.value);
+    });
+  for (unsigned tile : read) {
+    const ir::StageTile &t = k.stageTiles[tile];
+    w.linef("{}<{}, {}> {}; // this warp's rows of '{}'", kittensOperandTile(t.dtype), kWarpRows,
+            t.cols, stageRegisters(tile), t.name);
+    w.linef("kittens::load({}, {}.subtile<{}, {}>(tkc_row / {}, 0));", stageRegisters(tile),
+            stageRef(t), kWarpRows, t.cols, kWarpRows);
+  }
   printOps(k.program.compute);
   printRelease();
 }

@@ -154,6 +154,10 @@ private:
   /// Part `p` of stage tile `t`'s columns of the split result (the whole tile without parts).
   std::string stagePart(const std::string &tile, const ir::StageTile &t, bool transposed,
                         int p) const;
+  /// `tkc_bias_regs`: this warp's rows of stage tile `tile`, read as numbers.
+  std::string stageRegisters(unsigned tile) const {
+    return "tkc_" + k.stageTiles[tile].name + "_regs";
+  }
   std::string stageRef(const ir::StageTile &t) const;
   void printAddGlobal(const ir::ProgramOp &op);
   void printStoreTile(const ir::ProgramOp &op);

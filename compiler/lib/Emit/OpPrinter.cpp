@@ -244,9 +244,8 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
       return "(tkc_element + tkc_e.col)";
     return fmt::format("({} * {} + tkc_e.col)", varExpr(e.var), e.step);
   case Kind::StageRead:
-    // The stage tile holds the block's rows: this element's row in it, and its column.
-    return fmt::format("static_cast<float>({}.at(tkc_row + tkc_e.row, tkc_e.col))",
-                       stageRef(k.stageTiles[e.value]));
+    // This warp's rows of the stage tile, loaded into registers at the top of compute.
+    return fmt::format("kittens::at({}, tkc_e)", stageRegisters(e.value));
   case Kind::Unary:
     if (e.unary == ir::UnaryOp::Neg)
       return "(-" + operand(0) + ")";

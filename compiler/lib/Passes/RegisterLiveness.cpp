@@ -27,6 +27,7 @@
 #include "tkc/Passes/Passes.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tkc {
 
@@ -109,8 +110,18 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
       live[v] = true;
   }
 
-  // A number read per task (TaskRead) holds one register.
+  // A number read per task (TaskRead) holds one register; a stage tile read as numbers,
+  // its warp's 16 rows in 16-bit registers all compute long (kept beside the state).
   int state = static_cast<int>(kernel.taskReads.size());
+  std::set<unsigned> stageReads;
+  for (const ir::ProgramOp &op : program.compute)
+    ir::walk(op.expr, [&](const ir::Elementwise &e) {
+      if (e.kind == ir::Elementwise::Kind::StageRead)
+        stageReads.insert(e.value);
+    });
+  for (unsigned tile : stageReads)
+    state += static_cast<int>(kernel.stageTiles[tile].cols *
+                              ir::dtypeBytes(kernel.stageTiles[tile].dtype) / 8);
   for (size_t v = 0; v < nValues; ++v)
     if (program.values[v].state)
       state += cost[v];
