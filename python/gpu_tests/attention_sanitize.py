@@ -8,7 +8,9 @@ B = 1, H = 4, H_kv = 2; the sliding-window kernels also at N = 1000 with a windo
 of 100 keys, where the later tasks' loops start past the first key tile; a
 launcher that chooses its kernel by the sizes (`chooses` in the manifest) also
 at N = 8193 with one head, where the D = 64 launchers take key tiles of 192; the
-offset-causal kernels with M = 100 queries, the last of N = 193 keys; and the
+offset-causal kernels with M = 100 queries, the last of N = 193 keys; the bias-tensor
+kernels at N = 200 (its rows whole 16 bytes) and the kernels that recompute attention from
+a given L (test/Emit/attention-from-lse.yaml) at N = 193; and the
 program that stages its store in per-warpgroup finish blocks released late
 (test/Emit/finish-block.yaml) at N = 1000 with B = 2, H = 16 (256 tasks, about two a
 block, so the late release and the warpgroups' meeting are exercised). The
@@ -40,6 +42,12 @@ def main():
     if ta.OFFSET_CAUSAL.exists():
         for kernel in tkc.load(str(ta.OFFSET_CAUSAL)).kernels.values():
             failures += not run_once(kernel, 193, {}, (4, 2), M=100)
+    if ta.BIAS.exists():
+        for kernel in tkc.load(str(ta.BIAS)).kernels.values():
+            bias = torch.randn(1, 4, 200, 200, device="cuda", dtype=torch.bfloat16)
+            failures += not run_once(kernel, 200, {}, (4, 2), extra=(bias,))
+    for kernel in tkc.load(str(ta.FROM_LSE)).kernels.values():
+        failures += not run_from_lse(kernel, 193)
     failures += not run_finish_block()
     return 1 if failures else 0
 
@@ -59,7 +67,21 @@ def run_finish_block():
     return ok
 
 
-def run_once(kernel, N, scalars, heads, M=None):
+def run_from_lse(kernel, N):
+    D = ta.head_dim(kernel)
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    Q, K, V = (torch.randn(1, 4, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+               for _ in range(3))
+    L = torch.randn(1, 4, N, device="cuda", generator=gen).abs() + 5
+    O = torch.full((1, 4, N, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel(Q, K, V, L, out=O)
+    torch.cuda.synchronize()
+    ok = bool(torch.isfinite(O.float()).all())
+    print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: N={N} outputs finite={ok}")
+    return ok
+
+
+def run_once(kernel, N, scalars, heads, M=None, extra=()):
     D = ta.head_dim(kernel)
     M = N if M is None else M
     gen = torch.Generator(device="cuda").manual_seed(7)
@@ -69,7 +91,7 @@ def run_once(kernel, N, scalars, heads, M=None):
     V = torch.randn(B, H_kv, N, D, device="cuda", dtype=torch.bfloat16, generator=gen)
     O = torch.full((B, H, M, D), float("nan"), device="cuda", dtype=torch.bfloat16)
     L = torch.full((B, H, M), float("nan"), device="cuda", dtype=torch.float32)
-    kernel(Q, K, V, out=(O, L), **scalars)
+    kernel(Q, K, V, *extra, out=(O, L), **scalars)
     torch.cuda.synchronize()
     ok = bool(torch.isfinite(O.float()).all() and torch.isfinite(L).all())
     rows = f"M={M} N={N}" if M != N else f"N={N}"
