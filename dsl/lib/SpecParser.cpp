@@ -306,9 +306,9 @@ private:
       bool ok = dtypeBranches(*expr.operands[1], what, first);
       return dtypeBranches(*expr.operands[2], what, other) && ok;
     }
-    for (spec::DType dtype : {spec::DType::BF16, spec::DType::F16, spec::DType::F32})
-      if (expr.kind == stmt::Expr::Kind::Name && expr.text == spec::spelling(dtype)) {
-        first = Located<spec::DType>{dtype, expr.loc};
+    if (expr.kind == stmt::Expr::Kind::Name)
+      if (auto dtype = spec::dtypeNamed(expr.text)) {
+        first = Located<spec::DType>{*dtype, expr.loc};
         return true;
       }
     diags.report(DiagID::err_unknown_enum, expr.loc, "dtype",

@@ -22,6 +22,13 @@ const char *spelling(DType dtype) {
   return "?";
 }
 
+std::optional<DType> dtypeNamed(llvm::StringRef text) {
+  for (DType dtype : {DType::BF16, DType::F16, DType::F32})
+    if (text == spelling(dtype))
+      return dtype;
+  return std::nullopt;
+}
+
 const char *spelling(MemSpace space) { return space == MemSpace::Shared ? "smem" : "reg"; }
 
 const char *spelling(Template tmpl) {

@@ -18,7 +18,6 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <optional>
-#include <set>
 
 namespace tkc::emit {
 
@@ -123,13 +122,7 @@ void KernelPrinter::printComputeBody() {
   beginFunction();
   // Stage tiles read as numbers: each warp's 16 rows into registers once (ldmatrix), read
   // element by element from there.
-  std::set<unsigned> read;
-  for (const ir::ProgramOp &op : k.program.compute)
-    ir::walk(op.expr, [&](const ir::Elementwise &e) {
-      if (e.kind == ir::Elementwise::Kind::StageRead)
-        read.insert(e.value);
-    });
-  for (unsigned tile : read) {
+  for (unsigned tile : ir::stageTilesRead(k.program)) {
     const ir::StageTile &t = k.stageTiles[tile];
     w.linef("{}<{}, {}> {}; // this warp's rows of '{}'", kittensOperandTile(t.dtype), kWarpRows,
             t.cols, stageRegisters(tile), t.name);

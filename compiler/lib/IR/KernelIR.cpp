@@ -648,6 +648,17 @@ std::string LoopBound::Start::str() const {
   return out;
 }
 
+std::vector<unsigned> stageTilesRead(const Program &program) {
+  std::vector<unsigned> out;
+  for (const ProgramOp &op : program.compute)
+    walk(op.expr, [&](const Elementwise &e) {
+      if (e.kind == Elementwise::Kind::StageRead && !llvm::is_contained(out, e.value))
+        out.push_back(e.value);
+    });
+  llvm::sort(out);
+  return out;
+}
+
 bool writesGlobal(const Kernel &k, unsigned g) {
   GlobalRole role = globalRole(k, g);
   return role == GlobalRole::TmaStore || role == GlobalRole::Rows;

@@ -114,10 +114,9 @@ spec::DType Lowering::chooseDType(spec::DType written, const Expr *choice) {
   if (!choice)
     return written;
   const Expr *chosen = chooseBranch(*choice);
-  if (chosen)
-    for (spec::DType dtype : {spec::DType::BF16, spec::DType::F16, spec::DType::F32})
-      if (chosen->kind == Expr::Kind::Name && chosen->text == spec::spelling(dtype))
-        return dtype;
+  if (chosen && chosen->kind == Expr::Kind::Name)
+    if (auto dtype = spec::dtypeNamed(chosen->text))
+      return *dtype;
   return written; // reported (the condition), or checked by the parser (the branches)
 }
 
@@ -310,10 +309,7 @@ void Lowering::declareState() {
       bad();
       continue;
     }
-    std::optional<spec::DType> dtype;
-    for (spec::DType candidate : {spec::DType::BF16, spec::DType::F16, spec::DType::F32})
-      if (dtypeText == spec::spelling(candidate))
-        dtype = candidate;
+    std::optional<spec::DType> dtype = spec::dtypeNamed(dtypeText);
     if (!dtype) {
       bad();
       continue;
@@ -324,7 +320,7 @@ void Lowering::declareState() {
       continue;
     }
     int64_t rows = extents[0];
-    int64_t wantRows = 64 * kernel.consumerWarpgroups;
+    int64_t wantRows = rowsOfBlock();
     if (rows != wantRows) {
       diags.report(DiagID::err_sema_state_rows, state.type.loc, state.name.value, rows,
                    kernel.consumerWarpgroups, wantRows);

@@ -312,7 +312,7 @@ std::optional<Typed> Lowering::lowerStageRead(const Expr &name) {
   }
   const unsigned tile = tileIndex.lookup(name.text);
   const ir::StageTile &t = kernel.stageTiles[tile];
-  const int64_t blockRows = int64_t{64} * kernel.consumerWarpgroups;
+  const int64_t blockRows = rowsOfBlock();
   auto load = llvm::find_if(kernel.loads, [&](const ir::Load &l) { return l.tile == tile; });
   if (load == kernel.loads.end()) {
     diags.report(DiagID::err_sema_stage_tile_unloaded, name.loc, name.text);
@@ -343,7 +343,7 @@ std::optional<Typed> Lowering::lowerStageRead(const Expr &name) {
 
 std::optional<Typed> Lowering::lowerRowsRead(const Expr &access) {
   const std::string what = "'" + currentBody + "'";
-  const int64_t blockRows = int64_t{64} * kernel.consumerWarpgroups;
+  const int64_t blockRows = rowsOfBlock();
   auto lowered = lowerAccess(access, {blockRows}, what, "the row vector read");
   if (!lowered)
     return std::nullopt;
@@ -377,7 +377,7 @@ std::optional<Typed> Lowering::lowerTaskRead(const Expr &access) {
   if (access.operands.size() >= 2) {
     const Expr &last = *access.operands.back();
     const ir::IterVar *var = last.kind == Expr::Kind::Name ? findTask(last.text) : nullptr;
-    if (var && var->step == int64_t{64} * kernel.consumerWarpgroups)
+    if (var && var->step == rowsOfBlock())
       return lowerRowsRead(access);
   }
   // One number per task: each index a task index stepping by 1 (its task number), an
@@ -634,7 +634,7 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
   op.kind = ir::ProgramOp::Kind::Mma;
   op.accumulate = accumulate;
   op.loc = product.loc;
-  const int64_t blockRows = 64 * kernel.consumerWarpgroups;
+  const int64_t blockRows = rowsOfBlock();
 
   // Stage tiles exist only while a stage is computed on.
   for (const Expr *side : {&lhs, &rhs}) {

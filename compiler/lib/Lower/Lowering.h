@@ -142,6 +142,9 @@ private:
   // Declarations.cpp: globals, scalars, tiles, state, and their names
   //===--------------------------------------------------------------------===//
 
+  /// The rows of the block a task's register values hold: 64 per consumer warpgroup.
+  int64_t rowsOfBlock() const { return int64_t{64} * kernel.consumerWarpgroups; }
+
   /// The lcf template runs a TMA producer warpgroup that hands its registers
   /// to the consumers with setmaxnreg.
   void checkTemplateFeatures();

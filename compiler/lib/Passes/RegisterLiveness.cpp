@@ -27,7 +27,6 @@
 #include "tkc/Passes/Passes.h"
 
 #include <algorithm>
-#include <set>
 
 namespace tkc {
 
@@ -113,13 +112,7 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
   // A number read per task (TaskRead) holds one register; a stage tile read as numbers,
   // its warp's 16 rows in 16-bit registers all compute long (kept beside the state).
   int state = static_cast<int>(kernel.taskReads.size());
-  std::set<unsigned> stageReads;
-  for (const ir::ProgramOp &op : program.compute)
-    ir::walk(op.expr, [&](const ir::Elementwise &e) {
-      if (e.kind == ir::Elementwise::Kind::StageRead)
-        stageReads.insert(e.value);
-    });
-  for (unsigned tile : stageReads)
+  for (unsigned tile : ir::stageTilesRead(program))
     state += static_cast<int>(kernel.stageTiles[tile].cols *
                               ir::dtypeBytes(kernel.stageTiles[tile].dtype) / 8);
   for (size_t v = 0; v < nValues; ++v)

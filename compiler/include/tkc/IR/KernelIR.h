@@ -545,6 +545,9 @@ struct Kernel {
 /// its description cannot disagree.
 std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
 
+/// The stage tiles compute reads as numbers (StageRead), in order.
+std::vector<unsigned> stageTilesRead(const Program &program);
+
 /// Whether the kernel writes global `g` (a store of its program): its launcher
 /// takes that pointer non-const.
 bool writesGlobal(const Kernel &kernel, unsigned g);

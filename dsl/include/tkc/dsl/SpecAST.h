@@ -35,6 +35,8 @@ enum class Template { LCF };
 
 /// The spelling a spec uses for each enumerator.
 const char *spelling(DType dtype);
+/// The dtype a spec spells `text` (`bf16`, `f16`, `f32`), if any.
+std::optional<DType> dtypeNamed(llvm::StringRef text);
 const char *spelling(MemSpace space);
 const char *spelling(Template tmpl);
 
