@@ -474,7 +474,8 @@ private:
                   std::string what = "global '" + name.value + "'";
                   if (!expectKind(*entry.value, Node::Kind::Mapping, what))
                     return;
-                  static const KeySpec keys[] = {{"dtype", true}, {"dims", true}, {"when", false}};
+                  static const KeySpec keys[] = {
+                      {"dtype", true}, {"dims", true}, {"when", false}, {"layout", false}};
                   MapReader reader(*entry.value, what, entry.keyLoc, keys, diags);
                   spec::GlobalDecl global{name, {}, nullptr, {}, nullptr};
                   bool ok = reader.get("dtype") && reader.get("dims");
@@ -483,6 +484,10 @@ private:
                   ok &= readDType(reader, what, global.dtype, &global.dtypeChoice);
                   if (const yaml::Entry *e = reader.get("dims"))
                     ok &= parseExtents(*e->value, "'dims' of " + what, global.dims);
+                  if (const yaml::Entry *e = reader.get("layout")) {
+                    global.layoutLoc = e->value->loc;
+                    ok &= parseExtents(*e->value, "'layout' of " + what, global.layout);
+                  }
                   if (ok)
                     out.push_back(std::move(global));
                 });

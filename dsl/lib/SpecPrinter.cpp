@@ -68,6 +68,8 @@ public:
       line(1, global.name.loc) << "global '" << global.name.value << "' "
                                << (global.dtypeChoice ? "" : spelling(global.dtype.value))
                                << extents(global.dims) << "\n";
+      if (!global.layout.empty())
+        line(2, global.layoutLoc) << "layout" << extents(global.layout) << "\n";
       dtypeChoice(global.dtypeChoice);
       when(global.when);
     }

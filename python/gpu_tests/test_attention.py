@@ -48,6 +48,7 @@ BIAS = SPECS / "attention_bias.yaml"
 OFFSET_CAUSAL = SPECS / "attention_offset_causal.yaml"
 FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
 FROM_LSE = ROOT / "test" / "Emit" / "attention-from-lse.yaml"
+LAYOUT = ROOT / "test" / "Emit" / "attention-layout.yaml"
 
 # O is bf16: rounding alone is up to 2^-9 of |O| (|O| < ~4 here); the bounds
 # leave room for summation order and exp2 vs exp, not for wrong rows.
@@ -642,6 +643,41 @@ def check_finish_block(results, n_values, gen):
         del Q, K, V, O, S, O_ref, dO
 
 
+def check_layout(results, n_values, gen):
+    """Q, K, V and O stored [B, N, H, D] (test/Emit/attention-layout.yaml's `layout`), L
+    [B, H, N]: against the reference on the [B, H, N, D] views. Ragged N, GQA, causal or not;
+    O and L poisoned."""
+    import tkc
+    module = tkc.load(LAYOUT)
+    sizes = [1, 17, 100, 193, 1000, 2047] + ([4096] if 4096 in n_values else [])
+    for kernel in module.kernels.values():
+        causal = is_causal(kernel)
+        scale = scalar_default(kernel, "scale")
+        for N in sizes:
+            for H, H_kv in ((4, 4), (4, 2)):
+                B = 2
+                Q = torch.randn(B, N, H, 64, device="cuda", generator=gen).bfloat16()
+                K, V = (torch.randn(B, N, H_kv, 64, device="cuda", generator=gen).bfloat16()
+                        for _ in range(2))
+                O = torch.full((B, N, H, 64), float("nan"), device="cuda", dtype=torch.bfloat16)
+                L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
+                what = "%s B=%d H=%d H_kv=%d N=%d (stored [B, N, H, D])" % (kernel.name, B, H,
+                                                                           H_kv, N)
+                try:
+                    kernel(Q, K, V, out=(O, L))
+                    torch.cuda.synchronize()
+                except Exception as e:
+                    results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
+                    continue
+                O_ref, L_ref = reference(Q.transpose(1, 2), K.transpose(1, 2), V.transpose(1, 2),
+                                         scale, causal=causal)
+                o_max, o_fro, l_max, nan_rows = errors(O.transpose(1, 2), L, O_ref, L_ref)
+                ok = (nan_rows == 0 and o_max <= O_MAX_ABS and o_fro <= O_REL_FRO
+                      and l_max <= L_MAX_ABS)
+                results.report(ok, "%s: O max_abs=%.2e rel_fro=%.2e  L max_abs=%.2e  "
+                               "unwritten/NaN rows=%d" % (what, o_max, o_fro, l_max, nan_rows))
+
+
 def run_all(quick=False, seed=2024):
     """Every check; returns the failed cases' descriptions."""
     import tkc
@@ -668,6 +704,7 @@ def run_all(quick=False, seed=2024):
     check_from_lse(results, n_values, gen)
     check_bias(results, n_values, gen)
     check_finish_block(results, n_values, gen)
+    check_layout(results, n_values, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)
     return results.failed

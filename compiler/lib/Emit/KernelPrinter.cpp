@@ -95,6 +95,8 @@ std::string KernelPrinter::describe(bool launcher) const {
 }
 
 std::string KernelPrinter::glType(const ir::Global &g) const {
+  if (!g.layout.empty())
+    return fmt::format("kittens::gl<{}>", kittensScalar(g.dtype));
   if (g.dims.size() == 1)
     return fmt::format("kittens::gl<{}, 1, 1, 1, -1>", kittensScalar(g.dtype));
   if (g.dims.size() == 3)
@@ -107,6 +109,19 @@ std::string KernelPrinter::glType(const ir::Global &g) const {
 std::string KernelPrinter::glValue(const ir::Global &g, bool constCast) const {
   std::string ptr =
       constCast ? fmt::format("const_cast<{} *>({})", kittensScalar(g.dtype), g.name) : g.name;
+  if (!g.layout.empty()) {
+    // Its dims in another order in memory: the view takes each one's stride (the leading
+    // dims a view of fewer than four lacks have one element, and any stride).
+    std::vector<std::string> dims(4 - g.dims.size(), "1");
+    std::vector<std::string> strides(4 - g.dims.size(), "0");
+    const std::vector<std::string> given = g.strides([](const ir::Size &s) { return s.str(); });
+    for (size_t d = 0; d < g.dims.size(); ++d) {
+      dims.push_back(g.dims[d].str());
+      strides.push_back(given[d]);
+    }
+    return fmt::format("{}({}, {}, {}, {}, {})", glType(g), ptr, llvm::join(dims, ", "), strides[2],
+                       strides[1], strides[0]);
+  }
   if (g.dims.size() == 1)
     return fmt::format("{}({}, 1, 1, 1, {})", glType(g), ptr, g.dims[0].str());
   if (g.dims.size() == 3)

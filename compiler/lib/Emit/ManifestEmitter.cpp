@@ -145,8 +145,9 @@ void writeKernel(const ir::Kernel &k, JsonWriter &j) {
           j.attribute("dtype", spec::spelling(global.dtype));
           j.attribute("c_type", ir::cudaTypeName(global.dtype));
           j.attribute("rank", static_cast<int64_t>(global.dims.size()));
+          // The shape of the tensor a caller passes: with a layout, its dims in memory order.
           j.attributeArray("dims", [&] {
-            for (const ir::Size &d : global.dims) {
+            for (const ir::Size &d : global.storedDims()) {
               if (d.constant)
                 j.value(*d.constant);
               else

@@ -664,6 +664,35 @@ bool writesGlobal(const Kernel &k, unsigned g) {
   return role == GlobalRole::TmaStore || role == GlobalRole::Rows;
 }
 
+std::vector<Size> Global::storedDims() const {
+  if (layout.empty())
+    return dims;
+  std::vector<Size> out;
+  for (unsigned d : layout)
+    out.push_back(dims[d]);
+  return out;
+}
+
+std::vector<std::string>
+Global::strides(const std::function<std::string(const Size &)> &spell) const {
+  std::vector<std::string> out(dims.size());
+  std::string inner; // the product of the extents inside the current one
+  const std::vector<unsigned> order = [&] {
+    if (!layout.empty())
+      return layout;
+    std::vector<unsigned> packed(dims.size());
+    for (unsigned d = 0; d < dims.size(); ++d)
+      packed[d] = d;
+    return packed;
+  }();
+  for (size_t m = order.size(); m-- > 0;) {
+    out[order[m]] = inner.empty() ? "1" : inner;
+    const std::string extent = spell(dims[order[m]]);
+    inner = inner.empty() ? extent : inner + " * " + extent;
+  }
+  return out;
+}
+
 GlobalRole globalRole(const Kernel &k, unsigned g) {
   for (const Load &load : k.loads)
     if (load.global == g)
@@ -710,7 +739,8 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   if (k.entry && k.entry->name != k.name)
     os << "  launched by " << k.entry->name << " if " << k.entry->condition << "\n";
   for (const Global &g : k.globals)
-    os << "  global " << g.name << " " << spec::spelling(g.dtype) << dims(g.dims) << "\n";
+    os << "  global " << g.name << " " << spec::spelling(g.dtype) << dims(g.dims)
+       << (g.layout.empty() ? "" : " stored as " + dims(g.storedDims())) << "\n";
   for (const IterVar &v : k.tasks)
     os << "  task " << v.name << " over " << v.size.str() << " step " << v.step << "\n";
   os << "  loop " << k.loop.name << " over " << k.loop.size.str() << " step " << k.loop.step

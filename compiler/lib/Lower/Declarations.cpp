@@ -120,6 +120,51 @@ spec::DType Lowering::chooseDType(spec::DType written, const Expr *choice) {
   return written; // reported (the condition), or checked by the parser (the branches)
 }
 
+bool Lowering::lowerLayout(const spec::GlobalDecl &decl, ir::Global &g) {
+  auto refuse = [&](SourceLoc loc, const std::string &why) {
+    diags.report(DiagID::err_sema_layout, loc, g.name, why);
+    return false;
+  };
+  std::vector<std::string> written;
+  for (const ir::Size &d : g.dims)
+    written.push_back(d.str());
+  const std::string dimsText = "[" + llvm::join(written, ", ") + "]";
+  if (decl.layout.size() != g.dims.size())
+    return refuse(decl.layoutLoc, fmt::format("lists {} dims; it must list each of its dims {} "
+                                              "once, in the order memory holds them",
+                                              decl.layout.size(), dimsText));
+  std::vector<bool> taken(g.dims.size(), false);
+  for (const spec::Extent &extent : decl.layout) {
+    const ir::Size size = toSize(extent);
+    std::vector<unsigned> matches;
+    for (unsigned d = 0; d < g.dims.size(); ++d)
+      if (g.dims[d] == size)
+        matches.push_back(d);
+    if (matches.empty())
+      return refuse(extent.loc, fmt::format("names '{}', which is not one of its dims {}",
+                                            size.str(), dimsText));
+    if (matches.size() > 1)
+      return refuse(extent.loc, fmt::format("cannot tell which of its dims {} '{}' is: {} of "
+                                            "them are '{}'",
+                                            dimsText, size.str(), matches.size(), size.str()));
+    if (taken[matches[0]])
+      return refuse(extent.loc, fmt::format("names '{}' twice", size.str()));
+    taken[matches[0]] = true;
+    g.layout.push_back(matches[0]);
+  }
+  if (g.layout.back() != g.dims.size() - 1)
+    return refuse(decl.layout.back().loc,
+                  fmt::format("must end with its last dim '{}': a tile's columns are contiguous "
+                              "in memory",
+                              g.dims.back().str()));
+  bool identity = true;
+  for (unsigned m = 0; m < g.layout.size(); ++m)
+    identity = identity && g.layout[m] == m;
+  if (identity)
+    g.layout.clear(); // the packed order itself
+  return true;
+}
+
 void Lowering::declareGlobals() {
   for (const spec::ParamDecl &param : spec.params)
     declareName(param.name.value, param.name.loc, "as a parameter", /*inCode=*/false);
@@ -144,6 +189,8 @@ void Lowering::declareGlobals() {
                    "TMA tile maps here have at most 4");
       continue;
     }
+    if (!global.layout.empty() && !lowerLayout(global, g))
+      continue;
     globalIndex[global.name.value] = static_cast<unsigned>(kernel.globals.size());
     kernel.globals.push_back(std::move(g));
   }

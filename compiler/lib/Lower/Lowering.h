@@ -173,6 +173,8 @@ private:
   /// this instantiation takes.
   spec::DType chooseDType(spec::DType written, const Expr *choice);
   void declareGlobals();
+  /// `layout:` of a global: its memory order as indices into its dims; false if refused.
+  bool lowerLayout(const spec::GlobalDecl &decl, ir::Global &g);
   void declareScalars();
   void declareTiles();
   void declareState();

@@ -97,6 +97,9 @@ bool mangleReservedNames(spec::KernelSpec &spec, DiagnosticEngine &diags) {
     for (const spec::Extent &d : g.dims)
       if (!d.isNumber())
         list.emplace_back(d.name, d.loc);
+    for (const spec::Extent &d : g.layout)
+      if (!d.isNumber())
+        list.emplace_back(d.name, d.loc);
   }
   for (const spec::ScalarDecl &s : spec.scalars)
     list.emplace_back(s.name.value, s.name.loc);
@@ -155,6 +158,9 @@ bool mangleReservedNames(spec::KernelSpec &spec, DiagnosticEngine &diags) {
   for (spec::GlobalDecl &g : spec.globals) {
     rename(g.name.value, renamed);
     for (spec::Extent &d : g.dims)
+      if (!d.isNumber())
+        rename(d.name, renamed);
+    for (spec::Extent &d : g.layout)
       if (!d.isNumber())
         rename(d.name, renamed);
   }

@@ -347,6 +347,19 @@ void Lowering::checkGlobalUses() {
       break;
     }
   });
+  // A layout is followed by the tile maps alone (the launcher gives them the strides).
+  std::set<unsigned> reported;
+  ir::forEachOp(program, [&](ir::Body, const ir::ProgramOp &op) {
+    using Kind = ir::ProgramOp::Kind;
+    if ((op.kind == Kind::StoreRows || op.kind == Kind::LoadRows || op.kind == Kind::AddGlobal) &&
+        !kernel.globals[op.global].layout.empty() && reported.insert(op.global).second)
+      diags.report(DiagID::err_sema_layout_use, op.loc, kernel.globals[op.global].name,
+                   "this statement");
+  });
+  for (const ir::TaskRead &read : kernel.taskReads)
+    if (!kernel.globals[read.global].layout.empty())
+      diags.report(DiagID::err_sema_layout_use, read.loc, kernel.globals[read.global].name,
+                   "'" + read.text + "'");
 }
 
 } // namespace tkc::lower

@@ -31,6 +31,16 @@ TEST(GlobalLayout, CompileTimeAndRuntimeDims) {
   EXPECT_EQ(g.ptr(coord{1, 2, 3, 4}), &buf[119]);
 }
 
+TEST(GlobalLayout, GivenStridesPermuteTheLayout) {
+  // [B=2, N=4, H=3, D=5] memory indexed as [B, H, N, D].
+  float buf[2 * 4 * 3 * 5];
+  kittens::gl<float> g(buf, 2, 3, 4, 5, 3 * 5, 5, 4 * 3 * 5);
+  EXPECT_EQ(g.row_stride(), 15); EXPECT_EQ(g.depth_stride(), 5); EXPECT_EQ(g.batch_stride(), 60);
+  // Batch 1, head 2, row 3, column 4: element ((1 * 4 + 3) * 3 + 2) * 5 + 4.
+  EXPECT_EQ(g.ptr(coord{1, 2, 3, 4}), &buf[119]);
+  EXPECT_EQ(g.ptr(coord{0, 1, 2, 0}), &buf[(2 * 3 + 1) * 5]);
+}
+
 TEST(GlobalLayout, WrongCompileTimeDimThrows) {
   float buf[16];
   try {

@@ -82,3 +82,18 @@ TEST(TmaCheck, RaggedColumnsUseOneCopyPerChunk) {
   request odd = chunk_request(0x10000, 2, 128, 128, 1, 1, 4096, 1001);
   EXPECT_NE(validate(odd).find("not a multiple of 16"), std::string::npos) << validate(odd);
 }
+
+TEST(TmaCheck, StridedTileRequestFollowsTheStrides) {
+  // A [B=2, N=1000, H=8, D=128] bf16 tensor indexed as [B, H, N, D]: rows lie H * D
+  // elements apart, heads D, batches N * H * D.
+  request q = tile_request(0x10000, 2, 128, 64, 128, 2, 8, 1000, 128, strides{8 * 128, 128, 1000 * 8 * 128});
+  EXPECT_EQ(q.dims[1], 1000u); EXPECT_EQ(q.dims[3], 8u); EXPECT_EQ(q.dims[4], 2u);
+  EXPECT_EQ(q.strides[0], 8u * 128 * 2); EXPECT_EQ(q.strides[2], 128u * 2);
+  EXPECT_EQ(q.strides[3], 1000u * 8 * 128 * 2);
+  EXPECT_EQ(validate_tile(q, 128, 128), "");
+  request p = plain_request(0x1000, 4, 16, 8, 1, 3, 64, 8, strides{24, 8, 0});
+  EXPECT_EQ(p.strides[0], 96u); EXPECT_EQ(p.strides[1], 32u);
+  // A depth stride off the 16-byte grid is refused with its dim named.
+  request bad = plain_request(0x1000, 2, 16, 8, 1, 3, 64, 8, strides{24, 4, 0});
+  EXPECT_NE(validate(bad).find("stride of dim 2 is 8 bytes"), std::string::npos) << validate(bad);
+}

@@ -50,8 +50,15 @@ struct Size {
 struct Global {
   std::string name;
   DType dtype;
-  std::vector<Size> dims;
+  std::vector<Size> dims; ///< in the order the kernel indexes them
   SourceLoc loc;
+  /// `layout:`: the dims in memory order, outermost first, as indices into `dims` (the
+  /// last always the last). Empty: packed in the order of `dims`.
+  std::vector<unsigned> layout = {};
+  /// The dims in memory order: the shape of the tensor a caller passes.
+  std::vector<Size> storedDims() const;
+  /// The element stride of each of `dims`, as C++ over `spell` of each extent.
+  std::vector<std::string> strides(const std::function<std::string(const Size &)> &spell) const;
 };
 
 /// A scalar the launcher takes by value after the sizes (`scalars:` in the

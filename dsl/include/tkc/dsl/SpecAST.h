@@ -79,6 +79,10 @@ struct GlobalDecl {
   /// `when: COND`: the global exists only in instantiations where the
   /// parameter expression COND holds. Null: always.
   std::unique_ptr<stmt::Expr> when;
+  /// `layout: [B, N, H, D]`: the dims in the order memory holds them, outermost first,
+  /// where it differs from the order the kernel indexes them in. Empty: as `dims`.
+  std::vector<Extent> layout = {};
+  SourceLoc layoutLoc = {};
 };
 
 /// `select: {NAME: COND}`: boolean parameter NAME is not a name suffix of

@@ -13,6 +13,9 @@
  *    tile_cols / chunk_cols, 1, 1}. One TMA lands a multi-chunk tile in column-chunk order.
  *  - plain tile (4-D): dims {cols, rows, depth, batch}, box {tile_cols, tile_rows, 1, 1}.
  *  - vector (4-D): like a plain tile with box {length, 1, 1, 1}.
+ *
+ * Each builder takes the tensor's element strides of rows, depth and batch (`strides`), or
+ * computes them for a packed tensor; the columns are always contiguous.
  */
 #pragma once
 
@@ -34,6 +37,13 @@ struct request {
 };
 
 inline std::string num(uint64_t x) { return std::to_string(x); }
+
+/// Element strides of a 4-D tensor's rows, depth and batch (its columns are contiguous).
+struct strides {
+  uint64_t row = 0, depth = 0, batch = 0;
+};
+/// The strides of a packed (B, D, R, C) tensor.
+inline strides packed(uint64_t D, uint64_t R, uint64_t C) { return {C, R * C, D * R * C}; }
 
 /// Empty if `q` is a legal TMA tile map; otherwise an explanation.
 inline std::string validate(const request &q) {
@@ -73,7 +83,7 @@ inline std::string validate(const request &q) {
 
 /// Swizzled 5-D tile request: a tile_rows x tile_cols shared tile of a (B, D, R, C) tensor.
 inline request tile_request(uint64_t addr, int elem_bytes, int swizzle_bytes, int tile_rows, int tile_cols,
-                            uint64_t B, uint64_t D, uint64_t R, uint64_t C, const char *what = "tile map") {
+                            uint64_t B, uint64_t D, uint64_t R, uint64_t C, strides s, const char *what = "tile map") {
   request q;
   q.what = what;
   q.rank = 5;
@@ -86,14 +96,18 @@ inline request tile_request(uint64_t addr, int elem_bytes, int swizzle_bytes, in
   q.dims[2] = C / cc;
   q.dims[3] = D;
   q.dims[4] = B;
-  q.strides[0] = C * elem_bytes;
+  q.strides[0] = s.row * elem_bytes;
   q.strides[1] = uint64_t(swizzle_bytes);
-  q.strides[2] = R * C * elem_bytes;
-  q.strides[3] = D * R * C * elem_bytes;
+  q.strides[2] = s.depth * elem_bytes;
+  q.strides[3] = s.batch * elem_bytes;
   q.box[0] = uint32_t(cc);
   q.box[1] = uint32_t(tile_rows);
   q.box[2] = uint32_t(tile_cols / int(cc));
   return q;
+}
+inline request tile_request(uint64_t addr, int elem_bytes, int swizzle_bytes, int tile_rows, int tile_cols,
+                            uint64_t B, uint64_t D, uint64_t R, uint64_t C, const char *what = "tile map") {
+  return tile_request(addr, elem_bytes, swizzle_bytes, tile_rows, tile_cols, B, D, R, C, packed(D, R, C), what);
 }
 
 /// Extra rule for swizzled tiles: the chunked view needs cols to be whole chunks.
@@ -110,7 +124,7 @@ inline std::string validate_tile(const request &q, uint64_t C, int tile_cols) {
 
 /// Plain (unswizzled) 4-D tile request with box {box_cols, box_rows, 1, 1}.
 inline request plain_request(uint64_t addr, int elem_bytes, int box_rows, int box_cols, uint64_t B, uint64_t D,
-                             uint64_t R, uint64_t C, const char *what = "plain map") {
+                             uint64_t R, uint64_t C, strides s, const char *what = "plain map") {
   request q;
   q.what = what;
   q.rank = 4;
@@ -121,12 +135,16 @@ inline request plain_request(uint64_t addr, int elem_bytes, int box_rows, int bo
   q.dims[1] = R;
   q.dims[2] = D;
   q.dims[3] = B;
-  q.strides[0] = C * elem_bytes;
-  q.strides[1] = R * C * elem_bytes;
-  q.strides[2] = D * R * C * elem_bytes;
+  q.strides[0] = s.row * elem_bytes;
+  q.strides[1] = s.depth * elem_bytes;
+  q.strides[2] = s.batch * elem_bytes;
   q.box[0] = uint32_t(box_cols);
   q.box[1] = uint32_t(box_rows);
   return q;
+}
+inline request plain_request(uint64_t addr, int elem_bytes, int box_rows, int box_cols, uint64_t B, uint64_t D,
+                             uint64_t R, uint64_t C, const char *what = "plain map") {
+  return plain_request(addr, elem_bytes, box_rows, box_cols, B, D, R, C, packed(D, R, C), what);
 }
 
 /// Swizzled 4-D request for tensors whose rows are not whole swizzle chunks: the map
@@ -134,10 +152,14 @@ inline request plain_request(uint64_t addr, int elem_bytes, int box_rows, int bo
 /// tile takes tile_cols / chunk copies and the hardware zero-fills (or clips) the columns
 /// past the end.
 inline request chunk_request(uint64_t addr, int elem_bytes, int swizzle_bytes, int tile_rows, uint64_t B,
-                             uint64_t D, uint64_t R, uint64_t C, const char *what = "tile map") {
-  request q = plain_request(addr, elem_bytes, tile_rows, swizzle_bytes / elem_bytes, B, D, R, C, what);
+                             uint64_t D, uint64_t R, uint64_t C, strides s, const char *what = "tile map") {
+  request q = plain_request(addr, elem_bytes, tile_rows, swizzle_bytes / elem_bytes, B, D, R, C, s, what);
   q.swizzle_bytes = swizzle_bytes;
   return q;
+}
+inline request chunk_request(uint64_t addr, int elem_bytes, int swizzle_bytes, int tile_rows, uint64_t B,
+                             uint64_t D, uint64_t R, uint64_t C, const char *what = "tile map") {
+  return chunk_request(addr, elem_bytes, swizzle_bytes, tile_rows, B, D, R, C, packed(D, R, C), what);
 }
 
 /// Vector request: `length` contiguous elements along the columns of one row.

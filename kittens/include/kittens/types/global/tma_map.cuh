@@ -108,18 +108,19 @@ template <class ST, class GL> tile_map<ST> make_tile_map(const GL &g) {
   static_assert(ducks::st::whole<ST>, "kittens::make_tile_map: pass a whole shared tile type, not a subtile view");
   tile_map<ST> out;
   const uint64_t addr = reinterpret_cast<uint64_t>(g.raw);
+  const tma_check::strides s{uint64_t(g.row_stride()), uint64_t(g.depth_stride()), uint64_t(g.batch_stride())};
   if constexpr (ST::swizzle_bytes == 0) {
-    auto q = tma_check::plain_request(addr, sizeof(T), ST::rows, ST::cols, g.batch(), g.depth(), g.rows(), g.cols());
+    auto q = tma_check::plain_request(addr, sizeof(T), ST::rows, ST::cols, g.batch(), g.depth(), g.rows(), g.cols(), s);
     out.map = detail::encode(q, detail::tma_dtype<T>(), "");
   } else if (g.cols() % ST::chunk_cols == 0) {
     auto q = tma_check::tile_request(addr, sizeof(T), ST::swizzle_bytes, ST::rows, ST::cols, g.batch(), g.depth(),
-                                     g.rows(), g.cols());
+                                     g.rows(), g.cols(), s);
     out.map = detail::encode(q, detail::tma_dtype<T>(), tma_check::validate_tile(q, g.cols(), ST::cols));
   } else {
     // Rows that end inside a chunk: the 5-D view would read the next row there, so move
     // the tile chunk by chunk through a map that knows where each row ends.
     auto q = tma_check::chunk_request(addr, sizeof(T), ST::swizzle_bytes, ST::rows, g.batch(), g.depth(),
-                                      g.rows(), g.cols());
+                                      g.rows(), g.cols(), s);
     out.map = detail::encode(q, detail::tma_dtype<T>(), "");
     out.chunk_copies = ST::cols / ST::chunk_cols;
   }
