@@ -20,6 +20,12 @@ computes the same):
          of the N keys (query i sees keys j <= i + N - M); causal only.
          FlexAttention with that block mask, and SDPA with causal_lower_right
          (a second baseline, recorded on its own).
+  varlen attention_varlen.yaml: the 16384 tokens split into B = 16384 / N sequences
+         of random lengths (B - 1 cut points drawn uniformly, seeded), packed
+         [T, H, D] with cu_seqlens; FlexAttention over one packed sequence of T
+         tokens with the document block mask (and causal within each document),
+         its Q, K, V given [1, H, T, D] contiguous. FLOPs count each sequence's
+         own: sum of 4 H len^2 D (half for causal).
 
 Configurations: batch x sequence length = 16384 tokens, hidden 2048, so H =
 2048 / D heads, N in 1024 ... 16384, B = 16384 / N, causal and not. FLOPs =
@@ -209,7 +215,108 @@ class Offset(Variant):
                  lambda: sdpa(Q, K, V, attn_mask=bias, scale=scale))]
 
 
-VARIANTS = {"alibi": Alibi, "sink": Sink, "offset": Offset, "bias": Bias}
+class Varlen(Variant):
+    """Packed sequences of random lengths; run by run_varlen, not the common loop."""
+    spec = ROOT / "kernels-spec" / "attention_varlen.yaml"
+
+
+VARIANTS = {"alibi": Alibi, "sink": Sink, "offset": Offset, "bias": Bias, "varlen": Varlen}
+
+
+def random_lengths(tokens, count, gen):
+    """`count` lengths summing to `tokens`: the gaps between count - 1 uniform cut points."""
+    if count == 1:
+        return [tokens]
+    cuts = sorted(torch.randint(1, tokens, (count - 1,), generator=gen).tolist())
+    edges = [0] + cuts + [tokens]
+    return [b - a for a, b in zip(edges, edges[1:])]
+
+
+def run_varlen(flex, create_block_mask, args, n_values, flush, meta, records, rows, problems):
+    """The varlen variant: ours on [T, H, D] with cu_seqlens, FlexAttention's document mask
+    on [1, H, T, D]."""
+    gpu, commit, date = meta
+    module = tkc.load(Varlen.spec)
+    kernels = {(head_dim(k), Variant.causal(k)): k for k in module.kernels.values()}
+    gen = torch.Generator().manual_seed(20261128)
+    for D in args.d or (64, 128):
+        H = HIDDEN // D
+        scale = 1 / math.sqrt(D)
+        for causal in (False, True):
+            kernel = kernels.get((D, causal))
+            for N in n_values:
+                B = TOKENS // N
+                lengths = random_lengths(TOKENS, B, gen)
+                what = "varlen B=%d H=%d mean N=%d max %d D=%d %s" % (
+                    B, H, N, max(lengths), D, "causal" if causal else "non-causal")
+                if kernel is None:
+                    problems.append("%s: no kernel" % what)
+                    continue
+                offsets = [0]
+                for n in lengths:
+                    offsets.append(offsets[-1] + n)
+                T = offsets[-1]
+                cu = torch.tensor(offsets, dtype=torch.int32, device="cuda")
+                Q, K, V = (torch.randn(T, H, D, device="cuda", dtype=torch.bfloat16)
+                           for _ in range(3))
+                O = torch.full((T, H, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+                L = torch.full((H, T), float("nan"), device="cuda", dtype=torch.float32)
+                try:
+                    kernel(Q, K, V, cu, out=(O, L), scale=scale)
+                    torch.cuda.synchronize()
+                except tkc.TkcError as e:
+                    problems.append("%s: %s" % (what, e))
+                    print("FAIL %s: %s" % (what, e), flush=True)
+                    continue
+                unwritten = (torch.isnan(O).any(-1).any(-1) | torch.isnan(L).any(0)).sum().item()
+                named = {"Q": Q, "K": K, "V": V, "O": O, "L": L, "cu_seqlens": cu}
+                pointers = [named[a.name].data_ptr() for a in kernel.info.arguments]
+                sizes = [{"H": H, "T": T, "H_kv": H, "S": len(offsets)}[s]
+                         for s in kernel.info.sizes]
+                stream = torch.cuda.current_stream().cuda_stream
+
+                def ours():
+                    kernel.launch(pointers, sizes, stream, [scale])
+
+                doc = torch.repeat_interleave(torch.arange(B, device="cuda"),
+                                              torch.tensor(lengths, device="cuda"))
+
+                def same_doc(b, h, q_idx, kv_idx):
+                    keep = doc[q_idx] == doc[kv_idx]
+                    return keep & (q_idx >= kv_idx) if causal else keep
+                mask = create_block_mask(same_doc, None, None, T, T)
+                Qf, Kf, Vf = (x.transpose(0, 1).unsqueeze(0).contiguous() for x in (Q, K, V))
+
+                def base():
+                    return flex(Qf, Kf, Vf, block_mask=mask, scale=scale)
+
+                flops = sum(4.0 * H * n * n * D / (2 if causal else 1) for n in lengths)
+                ref = base()
+                torch.cuda.synchronize()
+                err = rel_err(O, ref[0].transpose(0, 1))
+                if unwritten or not err <= REL_ERR_MAX:
+                    problems.append("%s: rel_err %.3e against flex, %d rows unwritten"
+                                    % (what, err, unwritten))
+                    print("FAIL %s: rel_err %.3e against flex, %d rows unwritten; not timed"
+                          % (what, err, unwritten), flush=True)
+                    continue
+                ours_tflops, base_tflops, ratio = paired_rates(ours, base, flops, rounds=ROUNDS,
+                                                               warmup=WARMUP, flush=flush)
+                config = {"B": B, "H": H, "N": N, "D": D, "causal": causal, "T": T,
+                          "max_len": max(lengths), "min_len": min(lengths)}
+                if args.cold_l2:
+                    config["cold_l2"] = True
+                records.append({"kernel": "%s_vs_flex" % kernel.name, "config": config,
+                                "gpu": gpu, "commit": commit, "date": date,
+                                "tflops": round(ours_tflops, 1), "baseline": FLEX[1] +
+                                " with a document block mask",
+                                "baseline_tflops": round(base_tflops, 1),
+                                "ratio": round(ratio, 3), "rel_err": float("%.3e" % err)})
+                rows.append((kernel.name, what, "flex", ours_tflops, base_tflops, ratio, err))
+                print("%-24s %-50s tkc %6.1f  flex %6.1f  ratio %.3f  rel_err %.2e"
+                      % (kernel.name, what, ours_tflops, base_tflops, ratio, err), flush=True)
+                del Q, K, V, O, L, Qf, Kf, Vf, ref, mask
+                torch.cuda.empty_cache()
 
 
 def head_dim(kernel):
@@ -253,6 +360,10 @@ def main():
 
     for vname in args.variant or sorted(VARIANTS):
         cls = VARIANTS[vname]
+        if cls is Varlen:
+            run_varlen(flex, create_block_mask, args, n_values, flush, (gpu, commit, date),
+                       records, rows, problems)
+            continue
         module = tkc.load(cls.spec)
         kernels = {(head_dim(k), cls.causal(k)): k for k in module.kernels.values()}
         for D in args.d or (64, 128):

@@ -273,9 +273,11 @@ private:
   }
 
   std::optional<Located<spec::DType>> parseDType(const Node &node, const std::string &what) {
-    return parseEnum<spec::DType>(
-        node, "dtype", what,
-        {{"bf16", spec::DType::BF16}, {"f16", spec::DType::F16}, {"f32", spec::DType::F32}});
+    return parseEnum<spec::DType>(node, "dtype", what,
+                                  {{"bf16", spec::DType::BF16},
+                                   {"f16", spec::DType::F16},
+                                   {"f32", spec::DType::F32},
+                                   {"i32", spec::DType::I32}});
   }
 
   /// The optional 'dtype' key of `reader` into `out`; false when it is there
@@ -313,7 +315,7 @@ private:
       }
     diags.report(DiagID::err_unknown_enum, expr.loc, "dtype",
                  expr.kind == stmt::Expr::Kind::Name ? expr.text : std::string("an expression"),
-                 "bf16, f16, f32");
+                 "bf16, f16, f32, i32");
     return false;
   }
 
@@ -605,8 +607,9 @@ private:
     if (!expectKind(*section.value, Node::Kind::Mapping, "'grid'"))
       return;
     static const KeySpec keys[] = {
-        {"tasks", true},  {"loop", true},        {"start", false},       {"tail", false},
-        {"order", false}, {"loop_order", false}, {"whole_tiles", false}, {"last_wave", false}};
+        {"tasks", true},        {"loop", true},       {"start", false},
+        {"tail", false},        {"order", false},     {"loop_order", false},
+        {"whole_tiles", false}, {"last_wave", false}, {"sequences", false}};
     MapReader reader(*section.value, "'grid'", section.keyLoc, keys, diags);
     spec::GridDecl grid;
     grid.loc = section.keyLoc;
@@ -618,6 +621,8 @@ private:
       parseIterVars(*e, "'start' of 'grid'", grid.start, "start");
     if (const yaml::Entry *e = reader.get("tail"))
       parseIterVars(*e, "'tail' of 'grid'", grid.tail, "tail");
+    if (const yaml::Entry *e = reader.get("sequences"))
+      parseIterVars(*e, "'sequences' of 'grid'", grid.sequences, "offsets");
     if (const yaml::Entry *e = reader.get("whole_tiles"))
       parseCondition(*e->value, "'whole_tiles' of 'grid'", grid.wholeTiles);
     if (const yaml::Entry *e = reader.get("order")) {

@@ -18,12 +18,14 @@ const char *spelling(DType dtype) {
     return "f16";
   case DType::F32:
     return "f32";
+  case DType::I32:
+    return "i32";
   }
   return "?";
 }
 
 std::optional<DType> dtypeNamed(llvm::StringRef text) {
-  for (DType dtype : {DType::BF16, DType::F16, DType::F32})
+  for (DType dtype : {DType::BF16, DType::F16, DType::F32, DType::I32})
     if (text == spelling(dtype))
       return dtype;
   return std::nullopt;
@@ -121,6 +123,10 @@ public:
       }
       for (const spec::IterVar &var : spec.grid->tail) {
         line(2, var.name.loc) << "tail '" << var.name.value << "'\n";
+        expr(3, *var.extent);
+      }
+      for (const spec::IterVar &var : spec.grid->sequences) {
+        line(2, var.name.loc) << "sequences of '" << var.name.value << "' split at\n";
         expr(3, *var.extent);
       }
       if (spec.grid->order)

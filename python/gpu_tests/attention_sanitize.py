@@ -13,7 +13,10 @@ kernels at N = 200 (its rows whole 16 bytes) and the kernels that recompute atte
 a given L (test/Emit/attention-from-lse.yaml) at N = 193; and the
 program that stages its store in per-warpgroup finish blocks released late
 (test/Emit/finish-block.yaml) at N = 1000 with B = 2, H = 16 (256 tasks, about two a
-block, so the late release and the warpgroups' meeting are exercised). The
+block, so the late release and the warpgroups' meeting are exercised); the packed-sequence
+kernels (attention_varlen.yaml) over sequences of 0, 5, 193, 0, 64 and 300 tokens (empty
+sequences, a partial tile at every sequence's end, the last one at the tensor's end); and
+the [B, N, H, D] program (test/Emit/attention-layout.yaml) at N = 193. The
 kernels were built (and cached) by the check step. Outputs are poisoned (NaN) and
 must come back finite in every row, so a run that left rows unwritten fails here
 too; their values are checked by the check step (test_attention.py).
@@ -49,7 +52,46 @@ def main():
     for kernel in tkc.load(str(ta.FROM_LSE)).kernels.values():
         failures += not run_from_lse(kernel, 193)
     failures += not run_finish_block()
+    if ta.VARLEN.exists():
+        for kernel in tkc.load(str(ta.VARLEN)).kernels.values():
+            failures += not run_varlen(kernel, [0, 5, 193, 0, 64, 300])
+    for kernel in tkc.load(str(ta.LAYOUT)).kernels.values():
+        failures += not run_layout(kernel, 193)
     return 1 if failures else 0
+
+
+def run_varlen(kernel, lengths):
+    D = ta.head_dim(kernel)
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    offsets = [0]
+    for n in lengths:
+        offsets.append(offsets[-1] + n)
+    T, H, H_kv = offsets[-1], 4, 2
+    cu = torch.tensor(offsets, dtype=torch.int32, device="cuda")
+    Q = torch.randn(T, H, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+    K, V = (torch.randn(T, H_kv, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+            for _ in range(2))
+    O = torch.full((T, H, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+    L = torch.full((H, T), float("nan"), device="cuda", dtype=torch.float32)
+    kernel(Q, K, V, cu, out=(O, L))
+    torch.cuda.synchronize()
+    ok = bool(torch.isfinite(O.float()).all() and torch.isfinite(L).all())
+    print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: lengths={lengths} outputs finite={ok}")
+    return ok
+
+
+def run_layout(kernel, N):
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    Q = torch.randn(1, N, 4, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+    K, V = (torch.randn(1, N, 2, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+            for _ in range(2))
+    O = torch.full((1, N, 4, 64), float("nan"), device="cuda", dtype=torch.bfloat16)
+    L = torch.full((1, 4, N), float("nan"), device="cuda", dtype=torch.float32)
+    kernel(Q, K, V, out=(O, L))
+    torch.cuda.synchronize()
+    ok = bool(torch.isfinite(O.float()).all() and torch.isfinite(L).all())
+    print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: N={N} [B, N, H, D] outputs finite={ok}")
+    return ok
 
 
 def run_finish_block():

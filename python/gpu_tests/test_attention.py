@@ -46,6 +46,7 @@ ALIBI = SPECS / "attention_alibi.yaml"
 SINK = SPECS / "attention_sink.yaml"
 BIAS = SPECS / "attention_bias.yaml"
 OFFSET_CAUSAL = SPECS / "attention_offset_causal.yaml"
+VARLEN = SPECS / "attention_varlen.yaml"
 FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
 FROM_LSE = ROOT / "test" / "Emit" / "attention-from-lse.yaml"
 LAYOUT = ROOT / "test" / "Emit" / "attention-layout.yaml"
@@ -678,6 +679,74 @@ def check_layout(results, n_values, gen):
                                "unwritten/NaN rows=%d" % (what, o_max, o_fro, l_max, nan_rows))
 
 
+def varlen_lengths(quick):
+    """Sequence lengths of the packed batches check_varlen runs: ragged, empty sequences
+    among them, one sequence alone, more than 32 sequences (the device's lookup reads 32
+    offsets a pass), and one long sequence beside short ones."""
+    cases = [[1], [17, 100, 193], [0, 5, 0, 64, 191, 192, 193, 0], [1000, 3, 2047, 1],
+             [7] * 40 + [300], [64] * 33]
+    if not quick:
+        cases += [[4096, 1, 500], [8192]]
+    return cases
+
+
+def check_varlen(results, quick, gen):
+    """Sequences packed end to end (attention_varlen.yaml): Q, K, V, O [T, H, D] and the
+    offsets cu_seqlens; each sequence against the reference on its own tokens, causal or
+    not, GQA; O and L poisoned, so that a row left unwritten or a store into a neighbour
+    shows. Also the launcher's refusal of a single offset."""
+    if not VARLEN.exists():
+        results.report(False, "attention_varlen.yaml is missing")
+        return
+    import tkc
+    module = tkc.load(VARLEN)
+    for kernel in module.kernels.values():
+        D, causal = head_dim(kernel), is_causal(kernel)
+        scale = 1 / math.sqrt(D)
+        for lengths in varlen_lengths(quick):
+            for H, H_kv in ((4, 4), (4, 1)):
+                offsets = [0]
+                for n in lengths:
+                    offsets.append(offsets[-1] + n)
+                T = offsets[-1]
+                cu = torch.tensor(offsets, dtype=torch.int32, device="cuda")
+                Q = torch.randn(T, H, D, device="cuda", generator=gen).bfloat16()
+                K, V = (torch.randn(T, H_kv, D, device="cuda", generator=gen).bfloat16()
+                        for _ in range(2))
+                O = torch.full((T, H, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+                L = torch.full((H, T), float("nan"), device="cuda", dtype=torch.float32)
+                shown = lengths if len(lengths) <= 8 else "%d sequences" % len(lengths)
+                what = "%s H=%d H_kv=%d lengths=%s" % (kernel.name, H, H_kv, shown)
+                try:
+                    got = kernel(Q, K, V, cu, out=(O, L))
+                    torch.cuda.synchronize()
+                except Exception as e:
+                    results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
+                    continue
+                worst = [0.0, 0.0, 0.0]
+                nan_rows = (torch.isnan(O).any(-1).any(-1) | torch.isnan(L).any(0)).sum().item()
+                for s in range(len(lengths)):
+                    a, b = offsets[s], offsets[s + 1]
+                    if a == b:
+                        continue
+                    def view(x):
+                        return x[a:b].transpose(0, 1).unsqueeze(0)
+                    O_ref, L_ref = reference(view(Q), view(K), view(V), scale, causal=causal)
+                    o_max, o_fro, l_max, _ = errors(view(O), L[:, a:b].unsqueeze(0), O_ref, L_ref)
+                    worst = [max(worst[0], o_max), max(worst[1], o_fro), max(worst[2], l_max)]
+                ok = (got[0] is O and nan_rows == 0 and worst[0] <= O_MAX_ABS
+                      and worst[1] <= O_REL_FRO and worst[2] <= L_MAX_ABS)
+                results.report(ok, "%s: worst sequence O max_abs=%.2e rel_fro=%.2e  L max_abs="
+                               "%.2e  unwritten/NaN rows=%d" % (what, worst[0], worst[1],
+                                                                 worst[2], nan_rows))
+        # One offset cannot cover the tokens.
+        Q = torch.randn(5, 4, D, device="cuda", generator=gen).bfloat16()
+        K = V = torch.randn(5, 4, D, device="cuda", generator=gen).bfloat16()
+        one = torch.zeros(1, dtype=torch.int32, device="cuda")
+        expect_refused(results, kernel, tkc.LaunchError, "cu_seqlens has S = 1 offsets", Q, K,
+                       V, one)
+
+
 def run_all(quick=False, seed=2024):
     """Every check; returns the failed cases' descriptions."""
     import tkc
@@ -705,6 +774,7 @@ def run_all(quick=False, seed=2024):
     check_bias(results, n_values, gen)
     check_finish_block(results, n_values, gen)
     check_layout(results, n_values, gen)
+    check_varlen(results, quick, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)
     return results.failed

@@ -8,7 +8,7 @@ in torch_backend.py), so every check here runs without torch or a GPU.
 A backend provides:
 
     is_tensor(x) -> bool
-    dtype_name(t) -> str | None          # "bf16", "f16", "f32" or None
+    dtype_name(t) -> str | None          # "bf16", "f16", "f32", "i32" or None
     describe_dtype(t) -> str             # e.g. "torch.float32"
     expected_dtype(name) -> str          # e.g. "torch.bfloat16"
     device(t) -> (type: str, index: int)

@@ -16,7 +16,7 @@ FORMAT = "tkc-manifest"
 FORMAT_VERSION = 2
 
 #: The dtypes a manifest may name, with the C type the launchers take.
-C_TYPES = {"bf16": "__nv_bfloat16", "f16": "__half", "f32": "float"}
+C_TYPES = {"bf16": "__nv_bfloat16", "f16": "__half", "f32": "float", "i32": "int"}
 
 #: The dtypes a runtime scalar may have, with the C type the launchers take
 #: it by value as (the shim converts a double to it).

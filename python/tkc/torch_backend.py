@@ -6,7 +6,8 @@ class TorchBackend:
     def __init__(self):
         import torch  # noqa: F401  (raises ImportError with torch's own message)
         self.torch = torch
-        self._dtypes = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+        self._dtypes = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
+                        "i32": torch.int32}
         self._names = {v: k for k, v in self._dtypes.items()}
         self._checked_devices = {}
 

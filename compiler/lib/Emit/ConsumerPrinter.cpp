@@ -65,7 +65,7 @@ std::string KernelPrinter::idleWarpgroupCondition() const {
       return "";
     std::string term =
         fmt::format("(long long)({} * {} + {}) * 64 >= {}", coordExpr(row), k.consumerWarpgroups,
-                    rowsBlock(), sizeExpr(k.globals[op.global].dims[rowDim]));
+                    rowsBlock(), extentExpr(k.globals[op.global].dims[rowDim]));
     if (!llvm::is_contained(terms, term))
       terms.push_back(term);
   }
@@ -93,7 +93,7 @@ void KernelPrinter::printComputeIters(const std::string &idle) {
     w.linef("const long long tkc_end = (long long)args.common.{} * {} + ({} + 1) * 64{}{};",
             k.loopBound.stopVar, k.loopBound.stopStep, rowsBlock(), minusLeadRows(),
             deviceShift(k.loopBound.shift));
-    w.linef("const long long tkc_extent = tkc_end < {0} ? tkc_end : {0};", sizeExpr(k.loop.size));
+    w.linef("const long long tkc_extent = tkc_end < {0} ? tkc_end : {0};", extentExpr(k.loop.size));
     w.linef("const int tkc_iters = static_cast<int>((tkc_extent + {0} - 1) / {0}){1};", k.loop.step,
             k.loopBound.start ? fmt::format(" - args.common.{}_start", k.loop.name) : "");
     w.line("if (tkc_iters < args.compute_iters)");
@@ -286,11 +286,20 @@ void KernelPrinter::printConsumer() {
     // One thread arms the semaphore and issues every load of one task.
     auto issue = [&](const char *semaphore, bool next) {
       w.linef("kittens::expect_bytes(args.{}, {});", semaphore, k.plan.setupBytes);
-      for (const ir::ProgramOp &op : prog.setup)
-        if (op.kind == ir::ProgramOp::Kind::LoadTile)
+      for (const ir::ProgramOp &op : prog.setup) {
+        if (op.kind != ir::ProgramOp::Kind::LoadTile)
+          continue;
+        const ir::Global &g = k.globals[op.global];
+        const ir::WarpgroupTile &t = k.warpgroupTiles[op.tile];
+        if (k.sequences && ir::alongSequences(k, g, op.coords.size() - 2))
+          w.linef("kittens::tma::load_async_at({}, args.globals.{}, {}, args.{});",
+                  warpgroupTileRef(op.tile, next), g.name,
+                  warpgroupElementCoord(op.coords, g, t.rows, t.cols, next), semaphore);
+        else
           w.linef("kittens::tma::load_async({}, args.globals.{}, {}, args.{});",
-                  warpgroupTileRef(op.tile, next), k.globals[op.global].name,
-                  warpgroupCoord(op.coords, next), semaphore);
+                  warpgroupTileRef(op.tile, next), g.name, warpgroupCoord(op.coords, next),
+                  semaphore);
+      }
     };
     if (loads) {
       if (k.plan.setupBuffers == 2) {

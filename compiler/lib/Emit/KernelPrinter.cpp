@@ -33,6 +33,8 @@ const char *kittensSharedTile(spec::DType dtype) {
     return "kittens::st_hf";
   case spec::DType::F32:
     return "kittens::st_fl";
+  case spec::DType::I32:
+    break; // never a tile (the lowering refuses one)
   }
   return "?";
 }
@@ -49,6 +51,8 @@ const char *kittensScalar(spec::DType dtype) {
     return "kittens::half";
   case spec::DType::F32:
     return "float";
+  case spec::DType::I32:
+    return "int";
   }
   return "?";
 }
@@ -214,12 +218,14 @@ std::string KernelPrinter::elementCoord(const ir::Load &load) const {
     const int dim = ir::spannedTileDim(load, d);
     if (dim < 0)
       parts.push_back(coordExpr(c));
-    else if (!c.expr && c.var == k.loop.name)
+    else if (!c.expr && c.var == k.loop.name && k.loopTail)
       parts.push_back("tkc_element");
     else if (!c.expr && c.var.empty())
       parts.push_back("0");
     else
       parts.push_back(fmt::format("{} * {}", coordExpr(c), dim == 0 ? t.rows : t.cols));
+    if (ir::alongSequences(k, k.globals[load.global], d))
+      parts.back() = sequenceStart() + " + " + parts.back();
   }
   return kittensCoord(std::move(parts));
 }
@@ -242,10 +248,48 @@ std::string KernelPrinter::sizeExpr(const ir::Size &size) const {
   return size.constant ? std::to_string(*size.constant) : "args.globals." + size.symbol;
 }
 
+std::string KernelPrinter::extentExpr(const ir::Size &size, const std::string &common) const {
+  if (k.sequences && !size.constant && size.symbol == k.sequences->size)
+    return common + "tkc_seq_len";
+  return sizeExpr(size);
+}
+
+std::string KernelPrinter::sequenceStart(const std::string &common) const {
+  return common + "tkc_seq_start";
+}
+
+bool KernelPrinter::storedByThreads(unsigned g) const {
+  if (ir::globalRole(k, g) != ir::GlobalRole::TmaStore)
+    return false;
+  for (size_t d = 0; d < k.globals[g].dims.size(); ++d)
+    if (ir::alongSequences(k, k.globals[g], d))
+      return true;
+  return false;
+}
+
+std::string KernelPrinter::warpgroupElementCoord(const std::vector<ir::Coord> &coords,
+                                                 const ir::Global &g, int64_t rows, int64_t cols,
+                                                 bool next) const {
+  const std::string common = next ? "args.next_common." : "args.common.";
+  std::vector<std::string> parts;
+  for (size_t d = 0; d < coords.size(); ++d) {
+    std::string c = coordExpr(coords[d], common);
+    if (d + 2 == coords.size()) {
+      c = fmt::format("({} * {} + {}) * {}", c, k.consumerWarpgroups, rowsBlock(next), rows);
+      if (ir::alongSequences(k, g, d))
+        c = sequenceStart(common) + " + " + c;
+    } else if (d + 1 == coords.size() && c != "0") {
+      c = fmt::format("{} * {}", c, cols);
+    }
+    parts.push_back(c);
+  }
+  return kittensCoord(std::move(parts));
+}
+
 std::string KernelPrinter::columnLimit(const ir::ColumnBound &bound) const {
   if (tailOf && bound.var == k.loop.name)
-    return fmt::format("static_cast<int>({} - tkc_element)", sizeExpr(bound.extent));
-  return fmt::format("static_cast<int>({} - (long long){} * {})", sizeExpr(bound.extent),
+    return fmt::format("static_cast<int>({} - tkc_element)", extentExpr(bound.extent));
+  return fmt::format("static_cast<int>({} - (long long){} * {})", extentExpr(bound.extent),
                      varExpr(bound.var), bound.step);
 }
 
@@ -354,7 +398,15 @@ void KernelPrinter::printGlobalMember(unsigned g) {
   switch (ir::globalRole(k, g)) {
   case ir::GlobalRole::TmaLoad:
   case ir::GlobalRole::TmaStore:
-    w.linef("kittens::tile_map<{}> {};", tileOf(g), global.name);
+    if (storedByThreads(g))
+      w.linef("{} {}; // stored by the warpgroups' threads, up to each sequence's end",
+              glType(global), global.name);
+    else
+      w.linef("kittens::tile_map<{}> {};", tileOf(g), global.name);
+    return;
+  case ir::GlobalRole::Offsets:
+    w.linef("const int *{}; // where the sequences of {} start and end", global.name,
+            k.sequences->size);
     return;
   case ir::GlobalRole::AddColumn:
   case ir::GlobalRole::AddTile:
@@ -434,6 +486,10 @@ void KernelPrinter::printLayout() {
     auto common = w.scope("struct common_state", ";");
     for (const ir::IterVar &v : k.tasks)
       w.linef("int {};", v.name);
+    if (const auto &seq = k.sequences) {
+      w.linef("int tkc_seq_start; // the first element of the task's sequence along {}", seq->size);
+      w.linef("int tkc_seq_len;   // its length: {} within the task", seq->size);
+    }
     if (k.loopBound.start)
       w.linef("int {}_start; // the task's first tile of {}", k.loop.name, k.loop.size.str());
   }
@@ -500,7 +556,8 @@ void KernelPrinter::printBlockEntry() {
   auto fn = w.scope("__device__ static void block_entry(const layout::globals &g)");
   for (unsigned g = 0; g < k.globals.size(); ++g) {
     ir::GlobalRole role = ir::globalRole(k, g);
-    if (role == ir::GlobalRole::TmaLoad || role == ir::GlobalRole::TmaStore)
+    if ((role == ir::GlobalRole::TmaLoad || role == ir::GlobalRole::TmaStore) &&
+        !storedByThreads(g))
       w.linef("kittens::tma::prefetch(g.{});", k.globals[g].name);
   }
 }
@@ -537,6 +594,10 @@ void KernelPrinter::printWholeTiles() {
 void KernelPrinter::printCommonSetup() {
   auto fn = w.scope(fmt::format(
       "__device__ static void common_setup(kittens::lcf::common_args<{}> &args)", structName));
+  if (k.sequences) {
+    printSequencedTask();
+    return;
+  }
   std::string total;
   for (const ir::IterVar &v : k.tasks)
     total += (total.empty() ? "" : " * ") + fmt::format("args.globals.{}_count", v.name);
@@ -571,6 +632,56 @@ void KernelPrinter::printCommonSetup() {
     printTasksByLength();
     return;
   }
+}
+
+/// Tasks along sequences (ir::Sequences): rotated rounds; the task index over the sequences'
+/// size numbers every sequence's tiles together, and becomes the tile's index in its own.
+void KernelPrinter::printSequencedTask() {
+  const ir::Sequences &seq = *k.sequences;
+  std::string total;
+  for (const ir::IterVar &v : k.tasks)
+    total += (total.empty() ? "" : " * ") + fmt::format("args.globals.{}_count", v.name);
+  w.comment("Each round goes to the blocks shifted by one; the last task index varies fastest, "
+            "so that a sequence's tiles of a head run side by side and share its loop's "
+            "operands in L2.");
+  w.line("const int task = kittens::rotated_task(args.task_iter, gridDim.x, blockIdx.x);");
+  w.linef("if (task >= {}) {{", total);
+  w.line("  args.num_iters = -1; // no task left for this block");
+  w.line("  return;");
+  w.line("}");
+  w.line("int rest = task;");
+  printTileOfTask();
+  w.comment(fmt::format("'{0}' numbers the tiles of all the sequences of {1} together "
+                        "(kittens/lcf/sequences.cuh): this tile's sequence, and its index "
+                        "there. Within the task, {1} is the sequence's length and positions "
+                        "along it count from its start.",
+                        seq.task, seq.size));
+  w.linef("const kittens::sequence_tile tkc_seq = kittens::find_sequence(args.globals.{}, "
+          "args.globals.{}, args.globals.{}, {}, args.common.{});",
+          k.globals[seq.global].name, seq.count, seq.size, seq.step, seq.task);
+  w.line("args.common.tkc_seq_start = tkc_seq.start;");
+  w.line("args.common.tkc_seq_len = tkc_seq.length;");
+  w.linef("args.common.{} = tkc_seq.tile;", seq.task);
+  w.linef("if ((long long)args.common.{} * {} >= args.common.tkc_seq_len) {{", seq.task, seq.step);
+  w.line("  args.num_iters = 0; // a number past its sequence's last tile: no rows to compute");
+  w.line("  return;");
+  w.line("}");
+  if (!k.loopBound.stopVar.empty()) {
+    w.comment("The loop stops at the tile's rows, so a sequence's last tiles are its longest: "
+              "they take its first numbers, and a sequence's tasks come longest first.");
+    w.linef("args.common.{0} = (args.common.tkc_seq_len + {1} - 1) / {1} - 1 - args.common.{0};",
+            seq.task, seq.step);
+  }
+  const std::string extent = extentExpr(k.loop.size);
+  if (k.loopBound.stopVar.empty()) {
+    w.linef("args.num_iters = static_cast<int>(((long long){} + {} - 1) / {});", extent,
+            k.loop.step, k.loop.step);
+    return;
+  }
+  w.linef("const long long end = (long long)(args.common.{} + 1) * {};", k.loopBound.stopVar,
+          k.loopBound.stopStep);
+  w.linef("const long long extent = end < {0} ? end : {0};", extent);
+  w.linef("args.num_iters = static_cast<int>((extent + {0} - 1) / {0});", k.loop.step);
 }
 
 /// `args.common`'s task indices from `task` (grouped) or `rest` (the others, the last varying
@@ -754,10 +865,20 @@ void KernelPrinter::printProducer() {
             "args.iter);",
             loopIndex());
   }
-  for (const ir::Load &load : k.loads)
-    w.linef("kittens::tma::load_async(args.input.{0}, args.globals.{1}, {2}, "
-            "args.inputs_arrived);",
-            k.stageTiles[load.tile].name, k.globals[load.global].name, tileCoord(load.coords));
+  for (const ir::Load &load : k.loads) {
+    const ir::Global &g = k.globals[load.global];
+    bool sequenced = false;
+    for (size_t d = 0; d < g.dims.size(); ++d)
+      sequenced = sequenced || ir::alongSequences(k, g, d);
+    if (sequenced)
+      w.linef("kittens::tma::load_async_at(args.input.{0}, args.globals.{1}, {2}, "
+              "args.inputs_arrived); // from the sequence's first element",
+              k.stageTiles[load.tile].name, g.name, elementCoord(load));
+    else
+      w.linef("kittens::tma::load_async(args.input.{0}, args.globals.{1}, {2}, "
+              "args.inputs_arrived);",
+              k.stageTiles[load.tile].name, g.name, tileCoord(load.coords));
+  }
 }
 
 } // namespace tkc::emit

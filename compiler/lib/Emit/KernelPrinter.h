@@ -86,7 +86,19 @@ private:
   std::string elementCoord(const ir::Load &load) const;
   std::string loopTailElement(const std::string &index, const std::string &cast) const;
   std::string varExpr(const std::string &var) const;
+  /// A size as the launcher passed it: for strides and the tensors' extents.
   std::string sizeExpr(const ir::Size &size) const;
+  /// A size as a task sees it, where it bounds positions: along sequences (ir::Sequences),
+  /// the task's sequence's length; otherwise sizeExpr.
+  std::string extentExpr(const ir::Size &size, const std::string &common = "args.common.") const;
+  /// The task's sequence's first element along the sequences' size.
+  std::string sequenceStart(const std::string &common = "args.common.") const;
+  /// Global `g` is stored along sequences: by the warpgroup's threads, rows past the
+  /// sequence's end skipped (TMA would write them into the next sequence).
+  bool storedByThreads(unsigned g) const;
+  /// The element coordinate of a warpgroup tile access whose rows run along sequences.
+  std::string warpgroupElementCoord(const std::vector<ir::Coord> &coords, const ir::Global &g,
+                                    int64_t rows, int64_t cols, bool next = false) const;
   /// Columns of a bounded value that are present: `extent - var * step`.
   std::string columnLimit(const ir::ColumnBound &bound) const;
   std::string minusLeadBlocks() const;
@@ -112,6 +124,7 @@ private:
   void printCommonSetup();
   void printTileOfTask();
   void printTasksByLength();
+  void printSequencedTask();
   void printProducer();
 
   // ConsumerPrinter.cpp

@@ -177,8 +177,14 @@ void KernelPrinter::printGlobalInit(unsigned g) {
   switch (role) {
   case ir::GlobalRole::TmaLoad:
   case ir::GlobalRole::TmaStore:
-    w.linef("globals.{} = kittens::make_tile_map<{}::{}>({});", global.name, structName, tileOf(g),
-            glValue(global, isConst));
+    if (storedByThreads(g))
+      w.linef("globals.{} = {};", global.name, glValue(global, isConst));
+    else
+      w.linef("globals.{} = kittens::make_tile_map<{}::{}>({});", global.name, structName,
+              tileOf(g), glValue(global, isConst));
+    return;
+  case ir::GlobalRole::Offsets:
+    w.linef("globals.{0} = {0};", global.name);
     return;
   case ir::GlobalRole::AddColumn:
   case ir::GlobalRole::AddTile:
@@ -323,6 +329,16 @@ void KernelPrinter::printLauncher() {
               "least 1\");",
               size, full->name);
   }
+  if (const auto &seq = k.sequences) {
+    w.comment(
+        fmt::format("The sequences of {} are S - 1: with elements, at least one.", seq->size));
+    w.linef("if ({} < 2)", seq->count);
+    w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": {0} has {1} = \" + "
+            "std::to_string({1}) + \" offsets, which split {2} = \" + std::to_string({2}) + "
+            "\" elements into no sequence; pass the number of sequences + 1 offsets, the "
+            "first 0 and the last {2}\");",
+            ir::specSpelling(k.globals[seq->global].name), seq->count, seq->size);
+  }
   w.comment("CUDA: no error pending from earlier work, and every global with elements in "
             "memory of the current device (or managed).");
   printCheck("check_cuda({" + llvm::join(spans, ", ") + "})");
@@ -337,9 +353,18 @@ void KernelPrinter::printLauncher() {
     auto handler = w.scope("catch (const kittens::tma_error &error)");
     w.line("return tkc::runtime::Status::error(std::string(kName) + \": \" + error.what());");
   }
-  for (const ir::IterVar &v : k.tasks)
+  for (const ir::IterVar &v : k.tasks) {
+    if (k.sequences && v.name == k.sequences->task) {
+      w.comment(fmt::format("'{}' numbers the tiles of all the sequences together "
+                            "(kittens/lcf/sequences.cuh): fewer than {} / {} + {} - 1.",
+                            v.name, v.size.str(), v.step, k.sequences->count));
+      w.linef("globals.{0}_count = static_cast<int>({1} / {2} + {3} - 1);", v.name, v.size.str(),
+              v.step, k.sequences->count);
+      continue;
+    }
     w.linef("globals.{0}_count = static_cast<int>(({1} + {2} - 1) / {2});", v.name, v.size.str(),
             v.step);
+  }
   if (k.plan.taskOrder == ir::TaskOrder::Grouped) // the divisions printTaskDivisors declared
     w.linef("globals.order = kittens::grouped_tiles<{}>(globals.{}_count, globals.{}_count);",
             k.plan.groupRows, k.tasks[0].name, k.tasks[1].name);

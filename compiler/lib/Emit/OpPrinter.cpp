@@ -154,7 +154,7 @@ std::string KernelPrinter::taskInteger(const ir::Elementwise &e) const {
   using Kind = ir::Elementwise::Kind;
   switch (e.kind) {
   case Kind::Size:
-    return fmt::format("(long long)args.globals.{}", e.var);
+    return fmt::format("(long long){}", extentExpr(ir::Size{std::nullopt, e.var}));
   case Kind::TaskIndex:
     return fmt::format("(long long)args.common.{}", e.var);
   case Kind::Number:
@@ -233,7 +233,7 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
   case Kind::TaskRead:
     return taskReadRef(e.value);
   case Kind::Size:
-    return fmt::format("static_cast<float>(args.globals.{})", e.var);
+    return fmt::format("static_cast<float>({})", extentExpr(ir::Size{std::nullopt, e.var}));
   case Kind::TaskIndex:
     return fmt::format("static_cast<float>(args.common.{})", e.var);
   case Kind::RowIndex:
@@ -650,6 +650,21 @@ void KernelPrinter::printStoreTile(const ir::ProgramOp &op) {
   std::string staging = inPart ? "staging" : stagingRef(op);
   int barrier = k.plan.finishBarrierIds.front();
   w.linef("kittens::warpgroup::store({}, {});", staging, src);
+  if (storedByThreads(op.global)) {
+    w.comment(fmt::format("The warpgroup's threads copy the staged tile to {}, up to the end of "
+                          "the task's sequence (a TMA store would write the rows past it, which "
+                          "are the next sequence's).",
+                          k.globals[op.global].name));
+    w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
+    w.linef("kittens::store<kittens::WARPGROUP_THREADS>(args.globals.{}.row_window({}, {}), {}, "
+            "{});",
+            k.globals[op.global].name, sequenceStart(),
+            extentExpr(ir::Size{std::nullopt, k.sequences->size}), staging,
+            warpgroupCoord(op.coords));
+    w.linef("kittens::warpgroup::sync({} + tkc_wg); // read before the tile is written again",
+            barrier);
+    return;
+  }
   w.line("kittens::fence_async_shared(); // make the stores visible to TMA");
   w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
   if (inPart) {
@@ -703,6 +718,8 @@ std::pair<std::string, std::string> KernelPrinter::rowsAccess(const ir::ProgramO
                                   coordExpr(op.coords[d]));
   if (op.coords.size() > 1)
     offset = fmt::format("({}) * (long long){}", offset, sizeExpr(g.dims.back()));
+  if (ir::alongSequences(k, g, g.dims.size() - 1))
+    offset = fmt::format("{} + {}", offset, sequenceStart());
   const ir::Coord &row = op.coords.back();
   return {offset,
           fmt::format("(long long){} * {}{} + tkc_row", coordExpr(row), 64 * k.consumerWarpgroups,
@@ -722,7 +739,7 @@ void KernelPrinter::printStoreRows(const ir::ProgramOp &op) {
   }
   auto [offset, row] = rowsAccess(op);
   w.linef("float *tkc_base = args.globals.{} + {};", g.name, offset);
-  w.linef("kittens::store_rows(tkc_base, {}, {}, {});", src, row, sizeExpr(g.dims.back()));
+  w.linef("kittens::store_rows(tkc_base, {}, {}, {});", src, row, extentExpr(g.dims.back()));
 }
 
 void KernelPrinter::printLoadRows(const ir::ProgramOp &op) {
@@ -731,7 +748,7 @@ void KernelPrinter::printLoadRows(const ir::ProgramOp &op) {
   w.comment(fmt::format("'{}': one value of {} per row of this task's (0 past its end)",
                         k.program.values[op.dst].name, g.name));
   w.linef("kittens::load_rows({}, args.globals.{} + {}, {}, {});", valueRef(op.dst), g.name, offset,
-          row, sizeExpr(g.dims.back()));
+          row, extentExpr(g.dims.back()));
 }
 
 } // namespace tkc::emit

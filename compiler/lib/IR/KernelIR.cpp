@@ -24,6 +24,7 @@ unsigned dtypeBytes(DType dtype) {
   case DType::F16:
     return 2;
   case DType::F32:
+  case DType::I32:
     return 4;
   }
   return 0;
@@ -37,6 +38,8 @@ const char *cudaTypeName(DType dtype) {
     return "__half";
   case DType::F32:
     return "float";
+  case DType::I32:
+    return "int";
   }
   return "?";
 }
@@ -693,7 +696,14 @@ Global::strides(const std::function<std::string(const Size &)> &spell) const {
   return out;
 }
 
+bool alongSequences(const Kernel &kernel, const Global &g, size_t d) {
+  return kernel.sequences && d < g.dims.size() && !g.dims[d].constant &&
+         g.dims[d].symbol == kernel.sequences->size;
+}
+
 GlobalRole globalRole(const Kernel &k, unsigned g) {
+  if (k.sequences && k.sequences->global == g)
+    return GlobalRole::Offsets;
   for (const Load &load : k.loads)
     if (load.global == g)
       return GlobalRole::TmaLoad;

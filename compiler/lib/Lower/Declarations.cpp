@@ -258,6 +258,12 @@ void Lowering::declareTiles() {
       diags.report(DiagID::err_sema_tile_dims, tile.name.loc, tile.name.value, tile.shape.size());
       continue;
     }
+    const spec::DType dtype = chooseDType(tile.dtype.value, tile.dtypeChoice.get());
+    if (dtype == spec::DType::I32) {
+      diags.report(DiagID::err_sema_dtype, tile.dtype.loc, "tile '" + tile.name.value + "'",
+                   "bf16, f16 or f32", "i32");
+      continue;
+    }
     int64_t extents[2] = {0, 0};
     bool constant = true;
     for (int d = 0; d < 2; ++d) {
@@ -296,8 +302,7 @@ void Lowering::declareTiles() {
           continue;
         warpgroupTileIndex[name.value] = static_cast<unsigned>(kernel.warpgroupTiles.size());
         kernel.warpgroupTiles.push_back(
-            ir::WarpgroupTile{name.value, chooseDType(tile.dtype.value, tile.dtypeChoice.get()),
-                              extents[0], extents[1], name.loc});
+            ir::WarpgroupTile{name.value, dtype, extents[0], extents[1], name.loc});
       }
       continue;
     }
@@ -320,8 +325,7 @@ void Lowering::declareTiles() {
         continue;
       tileIndex[name.value] = static_cast<unsigned>(kernel.stageTiles.size());
       kernel.stageTiles.push_back(
-          ir::StageTile{name.value, chooseDType(tile.dtype.value, tile.dtypeChoice.get()),
-                        extents[0], extents[1], name.loc});
+          ir::StageTile{name.value, dtype, extents[0], extents[1], name.loc});
     }
   }
 }

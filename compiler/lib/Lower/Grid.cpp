@@ -326,6 +326,129 @@ void Lowering::declareGrid() {
   kernel.alternateLoop = spec.grid->loopOrder && spec.grid->loopOrder->value == "alternate";
 }
 
+void Lowering::declareSequences() {
+  if (!spec.grid || spec.grid->sequences.empty())
+    return;
+  const spec::IterVar &decl = spec.grid->sequences.front();
+  auto refuse = [&](SourceLoc loc, const std::string &why) {
+    diags.report(DiagID::err_sema_sequences, loc, why);
+  };
+  if (spec.grid->sequences.size() > 1)
+    return refuse(spec.grid->sequences[1].name.loc,
+                  fmt::format("splits one size; {} are given", spec.grid->sequences.size()));
+  const std::string &size = decl.name.value;
+  if (!isLaunchSize(size))
+    return refuse(decl.name.loc,
+                  fmt::format("splits '{}', which is not a size of any global's dims", size));
+  const Expr &offsets = *decl.extent;
+  auto global =
+      offsets.kind == Expr::Kind::Name ? globalIndex.find(offsets.text) : globalIndex.end();
+  if (global == globalIndex.end())
+    return refuse(offsets.loc,
+                  fmt::format("needs the name of a global holding the offsets of "
+                              "'{}'; found {}",
+                              size,
+                              offsets.kind == Expr::Kind::Name ? "'" + offsets.text + "'"
+                                                               : std::string("an expression")));
+  const ir::Global &g = kernel.globals[global->second];
+  if (g.dims.size() != 1 || g.dtype != spec::DType::I32 || g.dims[0].constant ||
+      g.dims[0].symbol == size)
+    return refuse(offsets.loc,
+                  fmt::format("needs the offsets of '{}' in a global of i32 with one dimension, "
+                              "a size of its own (S offsets, S - 1 sequences); '{}' is {}[{}]",
+                              size, g.name, spelling(g.dtype), g.dims.front().str()));
+  std::vector<const ir::IterVar *> over;
+  for (const ir::IterVar &task : kernel.tasks)
+    if (!task.size.constant && task.size.symbol == size)
+      over.push_back(&task);
+  if (over.size() != 1)
+    return refuse(decl.name.loc,
+                  fmt::format("needs one task index over '{}' (each task takes tiles of one "
+                              "sequence); {} run over it",
+                              size, over.size()));
+  const ir::LoopBound &bound = kernel.loopBound;
+  const char *loop = bound.start                ? "that starts at a row"
+                     : !bound.shift.empty()     ? "with a shifted stop"
+                     : !spec.grid->tail.empty() ? "that ends in a tail"
+                     : kernel.alternateLoop     ? "walked alternately"
+                                                : nullptr;
+  if (loop)
+    return refuse(decl.name.loc, fmt::format("is not supported with a loop {} yet", loop));
+  // Tiles cross the end of a sequence wherever it lies: there is no kernel without the
+  // code for partial tiles.
+  kernel.wantsWholeTiles = false;
+  kernel.sequences = ir::Sequences{size,          global->second, g.dims[0].symbol,
+                                   over[0]->name, over[0]->step,  decl.name.loc};
+}
+
+void Lowering::checkSequencedAccesses() {
+  if (!kernel.sequences)
+    return;
+  const ir::Sequences &seq = *kernel.sequences;
+  // `rowDim`: the coordinate of the rows (none: -1); `var`s may index it.
+  auto check = [&](unsigned global, const std::vector<ir::Coord> &coords, int rowDim, SourceLoc loc,
+                   const char *what) {
+    const ir::Global &g = kernel.globals[global];
+    for (size_t d = 0; d < coords.size(); ++d) {
+      if (!ir::alongSequences(kernel, g, d))
+        continue;
+      const ir::Coord &c = coords[d];
+      std::string why;
+      if (!what)
+        why = "a tile's or a row vector's rows only may run along it, not here";
+      else if (static_cast<int>(d) != rowDim)
+        why = fmt::format("it must be the rows of {}", what);
+      else if (c.expr || c.var.empty())
+        why = "index it with a task or loop index";
+      if (!why.empty()) {
+        diags.report(DiagID::err_sema_sequences_index, loc, d + 1, g.name, seq.size, why);
+        return;
+      }
+    }
+  };
+  for (const ir::Load &load : kernel.loads)
+    check(load.global, load.coords, static_cast<int>(load.coords.size()) - 2, load.loc,
+          "the loaded tile");
+  ir::forEachOp(kernel.program, [&](ir::Body, const ir::ProgramOp &op) {
+    using Kind = ir::ProgramOp::Kind;
+    const int last = static_cast<int>(op.coords.size()) - 1;
+    switch (op.kind) {
+    case Kind::LoadTile:
+      check(op.global, op.coords, last - 1, op.loc, "the loaded tile");
+      break;
+    case Kind::StoreTile:
+      check(op.global, op.coords, last - 1, op.loc, "the stored tile");
+      break;
+    case Kind::StoreRows:
+    case Kind::LoadRows:
+      check(op.global, op.coords, last, op.loc, "a row vector");
+      break;
+    case Kind::AddGlobal:
+      check(op.global, op.coords, -1, op.loc, nullptr);
+      break;
+    default:
+      break;
+    }
+  });
+  for (const ir::TaskRead &read : kernel.taskReads)
+    check(read.global, read.coords, -1, read.loc, nullptr);
+  // The offsets are the sequences' alone.
+  ir::forEachOp(kernel.program, [&](ir::Body, const ir::ProgramOp &op) {
+    using Kind = ir::ProgramOp::Kind;
+    if ((op.kind == Kind::LoadTile || op.kind == Kind::StoreTile || op.kind == Kind::StoreRows ||
+         op.kind == Kind::LoadRows || op.kind == Kind::AddGlobal) &&
+        op.global == seq.global)
+      diags.report(DiagID::err_sema_sequences, op.loc,
+                   fmt::format("reads its offsets '{}' itself; no statement may use them",
+                               kernel.globals[seq.global].name));
+  });
+  for (const ir::TaskRead &read : kernel.taskReads)
+    if (read.global == seq.global)
+      diags.report(DiagID::err_sema_sequences, read.loc,
+                   fmt::format("reads its offsets '{}' itself; no statement may use them",
+                               kernel.globals[seq.global].name));
+}
+
 std::optional<ir::IndexExpr> Lowering::lowerSizeExpr(const Expr &expr) {
   ir::IndexExpr out;
   switch (expr.kind) {

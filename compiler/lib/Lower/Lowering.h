@@ -235,6 +235,11 @@ private:
   void applyTailStep();
 
   void declareGrid();
+  /// `sequences: {T: offsets}` of `grid` (ir::Sequences).
+  void declareSequences();
+  /// Every access along the sequences' size is a tile's or a row vector's rows, indexed by
+  /// a task or loop index (the sequence's offset is added to it).
+  void checkSequencedAccesses();
 
   /// `requires:` as comparisons of size expressions, joined by `and`.
   void declareRequirements();

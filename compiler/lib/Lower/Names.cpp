@@ -177,7 +177,8 @@ bool mangleReservedNames(spec::KernelSpec &spec, DiagnosticEngine &diags) {
         rename(d.name, renamed);
   }
   if (spec.grid) {
-    for (auto *vars : {&spec.grid->tasks, &spec.grid->loop, &spec.grid->start, &spec.grid->tail})
+    for (auto *vars : {&spec.grid->tasks, &spec.grid->loop, &spec.grid->start, &spec.grid->tail,
+                       &spec.grid->sequences})
       for (spec::IterVar &v : *vars) {
         rename(v.name.value, renamed);
         renameIn(v.extent.get(), renamed);

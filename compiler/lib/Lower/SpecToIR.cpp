@@ -52,6 +52,7 @@ std::optional<ir::Kernel> Lowering::run() {
   declareScalars();
   declareTiles();
   declareGrid();
+  declareSequences();
   declareRequirements();
   declareState();
   checkSizeNames();
@@ -66,6 +67,7 @@ std::optional<ir::Kernel> Lowering::run() {
     return std::nullopt;
   checkEveryLoadIsUsed();
   checkTaskReadsAlone();
+  checkSequencedAccesses();
   if (diags.getNumErrors() != errorsAtStart)
     return std::nullopt;
   return std::move(kernel);

@@ -347,6 +347,11 @@ void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::Program
   if (!access)
     return;
   const ir::Global &g = kernel.globals[access->first];
+  if (tile && g.dtype == spec::DType::I32) {
+    diags.report(DiagID::err_sema_dtype, statement.target->loc,
+                 "the stored tile's global '" + g.name + "'", "bf16, f16 or f32", "i32");
+    return;
+  }
   ir::ProgramOp op;
   op.kind = tile ? ir::ProgramOp::Kind::StoreTile : ir::ProgramOp::Kind::StoreRows;
   op.global = access->first;

@@ -71,7 +71,8 @@ bool placesOnlyWarpgroupRows(const ir::Kernel &kernel, const std::string &var) {
 /// start, where it is the shortest.
 bool alignRowsToEnd(const ir::Kernel &kernel) {
   const std::string &var = kernel.loopBound.stopVar;
-  if (var.empty() || kernel.consumerWarpgroups < 2)
+  // Along sequences each sequence ends where it does: no alignment holds for all of them.
+  if (var.empty() || kernel.consumerWarpgroups < 2 || kernel.sequences)
     return false;
   return ir::stopTask(kernel).step == int64_t{kWarpgroupRows} * kernel.consumerWarpgroups &&
          placesOnlyWarpgroupRows(kernel, var);

@@ -48,7 +48,11 @@ bool scheduleTasks(ir::Kernel &kernel, DiagnosticEngine &) {
   const ir::LoopBound &bound = kernel.loopBound;
   plan.groupRows = 0;
   plan.pairedMinCount = plan.pairedMaxCount = plan.headMajorMaxCount = 0;
-  if (!bound.stopVar.empty()) {
+  if (kernel.sequences) {
+    // A task's length follows its sequence's, which only the device reads: each round's
+    // tasks go to the blocks shifted by one, a sequence's tiles of a head side by side.
+    plan.taskOrder = ir::TaskOrder::Rotated;
+  } else if (!bound.stopVar.empty()) {
     plan.taskOrder = ir::TaskOrder::ByLength;
     const bool shallowRing = plan.stages <= tuning.headMajorMaxStages;
     if (!bound.start) {
@@ -81,7 +85,9 @@ bool scheduleTasks(ir::Kernel &kernel, DiagnosticEngine &) {
   const bool setupLoads = llvm::any_of(kernel.program.setup, [](const ir::ProgramOp &op) {
     return op.kind == ir::ProgramOp::Kind::LoadTile;
   });
-  plan.earlyStages = setupLoads ? 0 : 1;
+  // Thread 0 alone issues the early stages, and it would find its task's sequence alone: the
+  // lookup takes a whole warp.
+  plan.earlyStages = setupLoads || kernel.sequences ? 0 : 1;
   plan.prefetchDescriptors = !setupLoads;
   return true;
 }

@@ -51,7 +51,8 @@ bool readsOnly(const ir::Elementwise &e, unsigned x) {
 /// The state tile the program accumulates and stores in the split's shape.
 std::optional<unsigned> splittableResult(const ir::Kernel &kernel) {
   const ir::Program &p = kernel.program;
-  if (kernel.loopTail || kernel.isTail || !kernel.loopBound.stopVar.empty() ||
+  // Along sequences the threads store the result, not TMA part by part.
+  if (kernel.loopTail || kernel.isTail || !kernel.loopBound.stopVar.empty() || kernel.sequences ||
       kernel.loopBound.start || p.compute.size() != 1)
     return std::nullopt;
   const ir::ProgramOp &mma = p.compute.front();

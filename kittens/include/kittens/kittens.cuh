@@ -43,4 +43,5 @@
 #include "ops/mma/wgmma_sm90.cuh"
 
 #include "lcf/tile_order.cuh"
+#include "lcf/sequences.cuh"
 #include "lcf/lcf_sm90.cuh"

@@ -41,6 +41,14 @@ TEST(GlobalLayout, GivenStridesPermuteTheLayout) {
   EXPECT_EQ(g.ptr(coord{0, 1, 2, 0}), &buf[(2 * 3 + 1) * 5]);
 }
 
+TEST(GlobalLayout, RowWindowKeepsTheStrides) {
+  float buf[2 * 10 * 4];
+  kittens::gl<float, 1, -1, -1, -1> g(buf, 1, 2, 10, 4);
+  const auto w = g.row_window(3, 5);
+  EXPECT_EQ(w.rows(), 5); EXPECT_EQ(w.row_stride(), 4); EXPECT_EQ(w.depth_stride(), 40);
+  EXPECT_EQ(w.ptr(coord{0, 1, 2, 1}), &buf[40 + (3 + 2) * 4 + 1]);
+}
+
 TEST(GlobalLayout, WrongCompileTimeDimThrows) {
   float buf[16];
   try {

@@ -398,6 +398,22 @@ struct LoopBound {
   std::optional<Start> start;
 };
 
+/// `sequences: {T: offsets}`: launch size T is sequences packed end to end, split at the S
+/// offsets of the 1-D i32 global `offsets` (S - 1 sequences; offsets[0] = 0, nondecreasing,
+/// offsets[S - 1] = T). The task index over T numbers the tiles of every sequence together,
+/// sequence s's from floor(offsets[s] / step) + s on (some numbers fall past a sequence's end:
+/// such a task does nothing). Within a task T is its sequence's length, positions along T
+/// count from the sequence's first element, tiles along T are moved from and to the
+/// sequence's own elements, and rows past its end are not stored.
+struct Sequences {
+  std::string size;    ///< T
+  unsigned global = 0; ///< offsets
+  std::string count;   ///< S, the size of `offsets`
+  std::string task;    ///< the task index over T
+  int64_t step = 0;    ///< its step (a task's rows)
+  SourceLoc loc;
+};
+
 struct Kernel;
 
 /// What a name the generated C++ cannot take is renamed to: this prefix and the name
@@ -531,6 +547,7 @@ struct Kernel {
 
   std::vector<Load> loads;
   std::vector<WarpgroupTile> warpgroupTiles;
+  std::optional<Sequences> sequences;
   LoopBound loopBound;
   std::optional<LoopTail> loopTail;
   /// Lowered as another kernel's loop tail: only its compute is used, inside that
@@ -555,6 +572,10 @@ std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
 /// The stage tiles compute reads as numbers (StageRead), in order.
 std::vector<unsigned> stageTilesRead(const Program &program);
 
+/// Whether dimension `d` of global `g` runs along the sequences' size (Sequences): its
+/// coordinates count from the task's sequence's first element.
+bool alongSequences(const Kernel &kernel, const Global &g, size_t d);
+
 /// Whether the kernel writes global `g` (a store of its program): its launcher
 /// takes that pointer non-const.
 bool writesGlobal(const Kernel &kernel, unsigned g);
@@ -564,7 +585,8 @@ bool writesGlobal(const Kernel &kernel, unsigned g);
 enum class GlobalRole {
   Unused,
   TmaLoad,   ///< loaded as tiles by TMA (stage tiles, per-warpgroup tiles)
-  TmaStore,  ///< stored as tiles by TMA
+  TmaStore,  ///< stored as tiles by TMA (or, along sequences, by the warpgroup's threads)
+  Offsets,   ///< the offsets of `sequences:`, read by every task's common setup
   AddColumn, ///< read by an AddGlobal as a vector along the columns
   AddTile,   ///< read by an AddGlobal as a tile
   Rows,      ///< stored one value per row

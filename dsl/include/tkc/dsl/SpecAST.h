@@ -29,7 +29,8 @@ template <typename T> struct Located {
   SourceLoc loc;
 };
 
-enum class DType { BF16, F16, F32 };
+/// I32: integers a kernel reads as numbers or offsets (`cu_seqlens`), never tiles.
+enum class DType { BF16, F16, F32, I32 };
 enum class MemSpace { Shared, Register };
 enum class Template { LCF };
 
@@ -154,6 +155,9 @@ struct GridDecl {
   /// `tail: {j: EXPR}`: tiles of EXPR elements (fewer than the loop's step) may end
   /// the loop, so that a task computes less past the end of its size. Optional.
   std::vector<IterVar> tail;
+  /// `sequences: {T: OFFSETS}`: size T is sequences packed end to end, split at the
+  /// offsets the 1-D global OFFSETS holds (`extent` names it). Optional.
+  std::vector<IterVar> sequences;
   /// `whole_tiles: COND`: whether tkc also compiles the kernel without the code
   /// for a partial last tile, for the sizes no tile crosses. Optional (true).
   std::unique_ptr<stmt::Expr> wholeTiles;

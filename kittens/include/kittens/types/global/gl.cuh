@@ -55,6 +55,18 @@ template <class T, int B = -1, int D = -1, int R = -1, int C = -1> struct gl {
   KITTENS_HOST_DEVICE int64_t row_stride() const { return rs_ ? rs_ : cols(); }
   KITTENS_HOST_DEVICE int64_t depth_stride() const { return ds_ ? ds_ : int64_t(rows()) * cols(); }
   KITTENS_HOST_DEVICE int64_t batch_stride() const { return bs_ ? bs_ : int64_t(depth()) * rows() * cols(); }
+  /// The view of rows [first, first + count) of every batch and depth: the same strides, its
+  /// row 0 at row `first` (a sequence of a packed batch).
+  KITTENS_HOST_DEVICE gl row_window(int64_t first, int count) const {
+    static_assert(R == -1, "kittens::gl::row_window: the rows must be a run-time dim");
+    gl v = *this;
+    v.rs_ = row_stride();
+    v.ds_ = depth_stride();
+    v.bs_ = batch_stride();
+    v.raw = raw + first * v.rs_;
+    v.r_ = count;
+    return v;
+  }
   /// Element at an element coordinate.
   KITTENS_HOST_DEVICE T &operator[](coord e) const { return *ptr(e); }
   /// Pointer to an element coordinate.
