@@ -15,7 +15,10 @@ variants, ALiBi (per-head slopes read from a global) and sinks (one more logit a
 from a global) when their specs exist (SKIP otherwise). Last, a program that stages its
 store in the finish block rather than in its q tile (test/Emit/finish-block.yaml:
 V and O are 128 wide, Q and K 64), whose block is released late (release_finish)
-and is one per warpgroup: O against the same reference.
+and is one per warpgroup: O against the same reference. Then a program over tensors
+stored [B, N, H, D] (test/Emit/attention-layout.yaml), and the packed sequences of
+attention_varlen.yaml: ragged, empty and more than 32 sequences, each against the
+reference on its own tokens.
 
 The reference upcasts the bf16 inputs to fp32 and computes, per head h (whose
 K/V head is h // (H // H_kv)):

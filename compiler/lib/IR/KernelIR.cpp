@@ -753,6 +753,9 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
        << (g.layout.empty() ? "" : " stored as " + dims(g.storedDims())) << "\n";
   for (const IterVar &v : k.tasks)
     os << "  task " << v.name << " over " << v.size.str() << " step " << v.step << "\n";
+  if (const auto &seq = k.sequences)
+    os << "  sequences of " << seq->size << " split at " << k.globals[seq->global].name << "["
+       << seq->count << "], the tiles of " << seq->task << " numbered together\n";
   os << "  loop " << k.loop.name << " over " << k.loop.size.str() << " step " << k.loop.step
      << (k.alternateLoop ? " alternating" : "") << "\n";
   os << "  order " << (k.groupedOrder ? "grouped" : "linear") << "\n";

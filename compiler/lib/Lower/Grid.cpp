@@ -374,6 +374,11 @@ void Lowering::declareSequences() {
                                                 : nullptr;
   if (loop)
     return refuse(decl.name.loc, fmt::format("is not supported with a loop {} yet", loop));
+  if (spec.grid->order && spec.grid->order->value == "grouped")
+    return refuse(spec.grid->order->loc,
+                  "takes its tasks in rotated rounds, a sequence's tiles together; "
+                  "'order: grouped' cannot hold");
+  kernel.groupedOrder = false;
   // Tiles cross the end of a sequence wherever it lies: there is no kernel without the
   // code for partial tiles.
   kernel.wantsWholeTiles = false;

@@ -159,7 +159,8 @@ void Lowering::checkTaskReadsAlone() {
   std::set<unsigned> reported;
   for (const ir::TaskRead &read : kernel.taskReads) {
     ir::GlobalRole role = ir::globalRole(kernel, read.global);
-    if (role != ir::GlobalRole::Read && reported.insert(read.global).second)
+    if (role != ir::GlobalRole::Read && role != ir::GlobalRole::Offsets &&
+        reported.insert(read.global).second)
       diags.report(DiagID::err_sema_read_global_role, read.loc, kernel.globals[read.global].name);
   }
   // A global read one value per row is used by no other kind of op (its role is Read
