@@ -358,6 +358,12 @@ void KernelPrinter::printLauncher() {
       w.comment(fmt::format("'{}' numbers the tiles of all the sequences together "
                             "(kittens/lcf/sequences.cuh): fewer than {} / {} + {} - 1.",
                             v.name, v.size.str(), v.step, k.sequences->count));
+      w.linef("if ({0} / {1} + {2} - 1 > 2147483647)", v.size.str(), v.step,
+              k.sequences->count);
+      w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": \" + "
+              "std::to_string({0} / {1} + {2} - 1) + \" tiles of {0} are more than one launch "
+              "can index\");",
+              v.size.str(), v.step, k.sequences->count);
       w.linef("globals.{0}_count = static_cast<int>({1} / {2} + {3} - 1);", v.name, v.size.str(),
               v.step, k.sequences->count);
       continue;
