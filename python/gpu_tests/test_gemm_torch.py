@@ -340,5 +340,39 @@ class RenamedNames(unittest.TestCase):
         self.assertLess(err, REL_FROBENIUS)
 
 
+class Accumulate(unittest.TestCase):
+    def test_adds_into_c(self):
+        """test/Emit/gemm-accumulate.yaml: C += A B (TMA reduce-add), C bf16 or f32, against
+        C0 + A B in fp32, at ragged and whole shapes; C must be passed (it is read), and a
+        call on C's result adds again."""
+        module = tkc.load(ROOT / "test" / "Emit" / "gemm-accumulate.yaml")
+        gen = torch.Generator(device="cuda").manual_seed(11)
+        for kernel in module.kernels.values():
+            f32 = kernel.params.get("f32_out") == "true"
+            dtype = torch.float32 if f32 else torch.bfloat16
+            for M, N, K in ((320, 512, 256), (1024, 768, 1024), (130, 260, 64)):
+                A = torch.randn(M, K, generator=gen, device="cuda").bfloat16()
+                B = (torch.randn(K, N, generator=gen, device="cuda") / 8).bfloat16()
+                C0 = torch.randn(M, N, generator=gen, device="cuda").to(dtype)
+                C = C0.clone()
+                got = kernel(A, B, out=C)
+                self.assertIs(got, C)
+                torch.cuda.synchronize()
+                ref = C0.float() + A.float() @ B.float()
+                name = "%s %dx%dx%d C += A B" % (kernel.name, M, N, K)
+                err = ((C.float() - ref).norm() / ref.norm()).item()
+                print("%-36s rel_fro=%.2e" % (name, err), file=sys.stderr)
+                self.assertFalse(torch.isnan(C).any().item(), name)
+                self.assertLess(err, F32_OUT_REL_FROBENIUS if f32 else REL_FROBENIUS, name)
+                kernel(A, B, out=C)  # again: C0 + 2 A B
+                torch.cuda.synchronize()
+                ref2 = C0.float() + 2 * (A.float() @ B.float())
+                err2 = ((C.float() - ref2).norm() / ref2.norm()).item()
+                self.assertLess(err2, F32_OUT_REL_FROBENIUS if f32 else REL_FROBENIUS,
+                                name + " twice")
+            with self.assertRaisesRegex(ValueError, "is added into"):
+                kernel(A, B)
+
+
 if __name__ == "__main__":
     unittest.main()

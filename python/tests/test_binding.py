@@ -53,6 +53,18 @@ class Bind(unittest.TestCase):
         self.assertEqual(call.tensors, [t["A"], t["B"], C, t["bias"]])
         self.assertEqual(call.outputs, [C])
 
+    def test_accumulated_output_is_never_allocated(self):
+        obj = json.loads((DATA / "gemm_bias_residual.json").read_text())
+        obj["kernels"][0]["arguments"][2]["role"] = "accumulated"
+        kernel = parse_manifest(json.dumps(obj)).by_name()["gemm_bias"]
+        t = gemm_inputs()
+        self.assertRefused(ValueError, "gemm_bias: output 'C' is added into (its contents are "
+                           "read): pass it with out=", t["A"], t["B"], t["bias"], kernel=kernel)
+        C = FakeTensor((128, 256), ptr=0x4000)
+        call = self.bind(t["A"], t["B"], t["bias"], kernel=kernel, out=C)
+        self.assertEqual(call.outputs, [C])
+        self.assertEqual(self.backend.allocated, [])
+
     def test_keywords_and_out(self):
         t = gemm_inputs()
         C = FakeTensor((128, 256), ptr=0x4000)

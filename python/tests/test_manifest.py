@@ -130,7 +130,14 @@ class ParseManifest(unittest.TestCase):
 
         def role(o):
             o["kernels"][0]["arguments"][0]["role"] = "inout"
-        self.check_refused(role, "role should be input or output, found 'inout'")
+        self.check_refused(role, "role should be input, output or accumulated, found 'inout'")
+
+    def test_accumulated_is_an_output(self):
+        def accumulated(o):
+            o["kernels"][0]["arguments"][2]["role"] = "accumulated"
+        bias = parse_manifest(edited(accumulated)).by_name()["gemm_bias"]
+        self.assertEqual([a.name for a in bias.outputs], ["C"])
+        self.assertEqual(bias.arguments[2].role, "accumulated")
 
     def test_dims_rank_and_sizes(self):
         def rank(o):

@@ -197,6 +197,9 @@ def bind(kernel: KernelInfo, backend, args, kwargs, out=None) -> BoundCall:
     for arg in kernel.arguments:
         t = given.get(arg.name)
         if t is None:  # an output to allocate
+            if arg.role == "accumulated":
+                raise ValueError("%s: output '%s' is added into (its contents are read): pass it "
+                                 "with out=" % (name, arg.name))
             unknown = [d for d in arg.dims if isinstance(d, str) and d not in symbols]
             if unknown:
                 raise ValueError("%s: cannot size output '%s' %s: no input gives %s; pass it "

@@ -37,7 +37,7 @@ class Argument:
     dtype: str
     c_type: str
     dims: Tuple[Dim, ...]
-    role: str  # "input" or "output"
+    role: str  # "input", "output" or "accumulated" (added into: read and written)
 
     @property
     def rank(self) -> int:
@@ -45,7 +45,7 @@ class Argument:
 
     @property
     def is_output(self) -> bool:
-        return self.role == "output"
+        return self.role in ("output", "accumulated")
 
 
 @dataclass(frozen=True)
@@ -148,8 +148,9 @@ def _argument(obj, where) -> Argument:
     if _need(obj, "rank", int, where) != len(dims):
         raise ManifestError("%s: rank %d but %d dims" % (where, obj["rank"], len(dims)))
     role = _need(obj, "role", str, where)
-    if role not in ("input", "output"):
-        raise ManifestError("%s: role should be input or output, found '%s'" % (where, role))
+    if role not in ("input", "output", "accumulated"):
+        raise ManifestError("%s: role should be input, output or accumulated, found '%s'"
+                            % (where, role))
     return Argument(name, dtype, c_type, tuple(dims), role)
 
 

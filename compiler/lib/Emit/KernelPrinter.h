@@ -111,6 +111,8 @@ private:
   std::string warpgroupTileRef(unsigned tile, bool next = false) const;
   std::string stagingType(const ir::ProgramOp &store) const;
   std::string stagingRef(const ir::ProgramOp &store) const;
+  /// kittens::tma's call for a tile store: a store, or for `+=` a reduce-add.
+  std::string storeCall(const ir::ProgramOp &store) const;
   bool needsFinishBlock() const;
   /// Columns of the split result (plan.resultParts) one part holds.
   int64_t partCols() const;

@@ -358,8 +358,7 @@ void KernelPrinter::printLauncher() {
       w.comment(fmt::format("'{}' numbers the tiles of all the sequences together "
                             "(kittens/lcf/sequences.cuh): fewer than {} / {} + {} - 1.",
                             v.name, v.size.str(), v.step, k.sequences->count));
-      w.linef("if ({0} / {1} + {2} - 1 > 2147483647)", v.size.str(), v.step,
-              k.sequences->count);
+      w.linef("if ({0} / {1} + {2} - 1 > 2147483647)", v.size.str(), v.step, k.sequences->count);
       w.linef("  return tkc::runtime::Status::error(std::string(kName) + \": \" + "
               "std::to_string({0} / {1} + {2} - 1) + \" tiles of {0} are more than one launch "
               "can index\");",

@@ -154,7 +154,9 @@ void writeKernel(const ir::Kernel &k, JsonWriter &j) {
                 j.value(d.symbol);
             }
           });
-          j.attribute("role", output ? "output" : "input");
+          j.attribute("role", ir::addsIntoGlobal(k, static_cast<unsigned>(g)) ? "accumulated"
+                              : output                                        ? "output"
+                                                                              : "input");
         });
       }
     });

@@ -636,6 +636,10 @@ bool KernelPrinter::releaseDeferred(const ir::ProgramOp &store) const {
   return last != finish.rend() && &*last == &store;
 }
 
+std::string KernelPrinter::storeCall(const ir::ProgramOp &store) const {
+  return store.accumulate ? "store_add_async" : "store_async";
+}
+
 void KernelPrinter::printStoreTile(const ir::ProgramOp &op) {
   const bool inPart =
       !resultPart.empty() && k.plan.resultParts && op.expr.isValue(k.plan.resultValue);
@@ -678,8 +682,8 @@ void KernelPrinter::printStoreTile(const ir::ProgramOp &op) {
       parts.push_back(c);
     }
     auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
-    w.linef("kittens::tma::store_async(args.globals.{}, staging, {});", k.globals[op.global].name,
-            kittensCoord(std::move(parts)));
+    w.linef("kittens::tma::{}(args.globals.{}, staging, {});", storeCall(op),
+            k.globals[op.global].name, kittensCoord(std::move(parts)));
     w.line("kittens::tma::store_commit_group(); // its read is waited for before the staging is "
            "written again, or in release_finish");
     return;
@@ -688,7 +692,10 @@ void KernelPrinter::printStoreTile(const ir::ProgramOp &op) {
   bool deferred = released || readWaitDeferred(op);
   {
     auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
-    w.linef("kittens::tma::store_async(args.globals.{}, {}, {});", k.globals[op.global].name,
+    if (op.accumulate)
+      w.comment(fmt::format("Added into {}: the TMA reduce-add adds each element atomically.",
+                            k.globals[op.global].name));
+    w.linef("kittens::tma::{}(args.globals.{}, {}, {});", storeCall(op), k.globals[op.global].name,
             staging, warpgroupCoord(op.coords));
     w.line("kittens::tma::store_commit_group();");
     if (released) {

@@ -468,8 +468,9 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
          << coords(op.coords) << " (tma, per warpgroup)\n";
       break;
     case ProgramOp::Kind::StoreTile:
-      os << "store " << k.globals[op.global].name << coords(op.coords) << " = "
-         << op.expr.str(p, k.scalars) << " (tma, staged in "
+      os << "store " << k.globals[op.global].name << coords(op.coords)
+         << (op.accumulate ? " += " : " = ") << op.expr.str(p, k.scalars)
+         << (op.accumulate ? " (tma reduce-add, staged in " : " (tma, staged in ")
          << (op.tile < k.warpgroupTiles.size() ? k.warpgroupTiles[op.tile].name
                                                : std::string("the finish block"))
          << ")\n";
@@ -694,6 +695,14 @@ Global::strides(const std::function<std::string(const Size &)> &spell) const {
     inner = inner.empty() ? extent : inner + " * " + extent;
   }
   return out;
+}
+
+bool addsIntoGlobal(const Kernel &kernel, unsigned g) {
+  bool adds = false;
+  forEachOp(kernel.program, [&](Body, const ProgramOp &op) {
+    adds = adds || (op.kind == ProgramOp::Kind::StoreTile && op.global == g && op.accumulate);
+  });
+  return adds;
 }
 
 bool alongSequences(const Kernel &kernel, const Global &g, size_t d) {

@@ -327,8 +327,8 @@ void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::Program
     unsupported(statement, currentBody, "results are stored in 'finish'");
     return;
   }
-  if (statement.op != "=") {
-    unsupported(statement, currentBody, "store with '='");
+  if (statement.op != "=" && statement.op != "+=") {
+    unsupported(statement, currentBody, "store with '=' or add into a global with '+='");
     return;
   }
   auto value = lowerValue(*statement.value, ops);
@@ -352,8 +352,24 @@ void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::Program
                  "the stored tile's global '" + g.name + "'", "bf16, f16 or f32", "i32");
     return;
   }
+  const bool add = statement.op == "+=";
+  if (add && !tile) {
+    unsupported(statement, currentBody,
+                "a tile added into a global with '+=' (a row vector is stored with '=')");
+    return;
+  }
+  if (add && kernel.sequences) {
+    for (size_t d = 0; d < g.dims.size(); ++d)
+      if (ir::alongSequences(kernel, g, d)) {
+        unsupported(statement, currentBody,
+                    "'+=' into a global along sequences (its tiles are stored by the "
+                    "warpgroup's threads, which do not add)");
+        return;
+      }
+  }
   ir::ProgramOp op;
   op.kind = tile ? ir::ProgramOp::Kind::StoreTile : ir::ProgramOp::Kind::StoreRows;
+  op.accumulate = add;
   op.global = access->first;
   op.coords = std::move(access->second);
   op.expr = std::move(value->e);

@@ -296,7 +296,8 @@ struct ProgramOp {
     AddGlobal, ///< dst (a tile) += global[coords]: a tile of it, or with `perColumn` a vector
                ///< of one value per column broadcast down the rows (finish only)
     LoadTile,  ///< warpgroup tile `tile` = global[coords] (TMA, setup)
-    StoreTile, ///< global[coords] = expr (a tile; converted, staged, TMA)
+    StoreTile, ///< global[coords] = expr (a tile; converted, staged, TMA); with `accumulate`
+               ///< global[coords] += expr (TMA reduce-add: atomic per element)
     StoreRows, ///< global[coords] = expr (a row vector; one value per row)
     LoadRows,  ///< dst (a row vector, state) = global[coords]: one value per row (setup)
   };
@@ -310,6 +311,7 @@ struct ProgramOp {
   /// (partial-row-sums).
   bool laneShares = false;
   MmaOperand a, b;
+  /// Mma: dst += a @ b. StoreTile: the tile is added into the global (`+=`).
   bool accumulate = false;
   /// Mma that accumulates: except at a task's first stage, whose product overwrites the
   /// accumulator instead (first-product-overwrites, which removed the accumulator's zeroing).
@@ -575,6 +577,9 @@ std::vector<unsigned> stageTilesRead(const Program &program);
 /// Whether dimension `d` of global `g` runs along the sequences' size (Sequences): its
 /// coordinates count from the task's sequence's first element.
 bool alongSequences(const Kernel &kernel, const Global &g, size_t d);
+
+/// Whether the kernel adds into global `g` (a `+=` store): it reads what is there.
+bool addsIntoGlobal(const Kernel &kernel, unsigned g);
 
 /// Whether the kernel writes global `g` (a store of its program): its launcher
 /// takes that pointer non-const.
