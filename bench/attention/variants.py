@@ -20,6 +20,9 @@ computes the same):
          of the N keys (query i sees keys j <= i + N - M); causal only.
          FlexAttention with that block mask, and SDPA with causal_lower_right
          (a second baseline, recorded on its own).
+  keybias test/Emit/attention-key-bias.yaml: scores + kb[b, j], a bias per key (random
+         normal), read per column of each stage; FlexAttention with a score_mod that
+         reads it (and the causal block mask when causal).
   varlen attention_varlen.yaml: the 16384 tokens split into B = 16384 / N sequences
          of random lengths (B - 1 cut points drawn uniformly, seeded), packed
          [T, H, D] with cu_seqlens; FlexAttention over one packed sequence of T
@@ -215,12 +218,35 @@ class Offset(Variant):
                  lambda: sdpa(Q, K, V, attn_mask=bias, scale=scale))]
 
 
+class KeyBias(Variant):
+    """A bias per key, kb[b, j] (random normal), read per column of each stage
+    (test/Emit/attention-key-bias.yaml); FlexAttention with a score_mod that reads it."""
+    spec = ROOT / "test" / "Emit" / "attention-key-bias.yaml"
+
+    def __init__(self, B, H, N, D):
+        self.kb = torch.randn(B, N, device="cuda", dtype=torch.float32)
+
+    def extra(self):
+        return [self.kb]
+
+    def baselines(self, flex, create_block_mask, Q, K, V, scale, causal):
+        kb = self.kb
+        N = Q.shape[2]
+
+        def key_bias(score, b, h, q_idx, kv_idx):
+            return score + kb[b, kv_idx]
+        mask = create_block_mask(causal_mask, None, None, N, N) if causal else None
+        return [FLEX + (lambda: flex(Q, K, V, score_mod=key_bias, block_mask=mask,
+                                     scale=scale),)]
+
+
 class Varlen(Variant):
     """Packed sequences of random lengths; run by run_varlen, not the common loop."""
     spec = ROOT / "kernels-spec" / "attention_varlen.yaml"
 
 
-VARIANTS = {"alibi": Alibi, "sink": Sink, "offset": Offset, "bias": Bias, "varlen": Varlen}
+VARIANTS = {"alibi": Alibi, "sink": Sink, "offset": Offset, "bias": Bias, "varlen": Varlen,
+            "keybias": KeyBias}
 
 
 def random_lengths(tokens, count, gen):

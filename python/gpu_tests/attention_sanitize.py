@@ -16,7 +16,8 @@ program that stages its store in per-warpgroup finish blocks released late
 block, so the late release and the warpgroups' meeting are exercised); the packed-sequence
 kernels (attention_varlen.yaml) over sequences of 0, 5, 193, 0, 64 and 300 tokens (empty
 sequences, a partial tile at every sequence's end, the last one at the tensor's end); and
-the [B, N, H, D] program (test/Emit/attention-layout.yaml) at N = 193. The
+the [B, N, H, D] program (test/Emit/attention-layout.yaml) and the bias per key
+(test/Emit/attention-key-bias.yaml) at N = 193. The
 kernels were built (and cached) by the check step. Outputs are poisoned (NaN) and
 must come back finite in every row, so a run that left rows unwritten fails here
 too; their values are checked by the check step (test_attention.py).
@@ -57,6 +58,9 @@ def main():
             failures += not run_varlen(kernel, [0, 5, 193, 0, 64, 300])
     for kernel in tkc.load(str(ta.LAYOUT)).kernels.values():
         failures += not run_layout(kernel, 193)
+    for kernel in tkc.load(str(ta.KEY_BIAS)).kernels.values():
+        kb = torch.randn(1, 193, device="cuda")
+        failures += not run_once(kernel, 193, {}, (4, 2), extra=(kb,))
     return 1 if failures else 0
 
 

@@ -53,6 +53,7 @@ VARLEN = SPECS / "attention_varlen.yaml"
 FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
 FROM_LSE = ROOT / "test" / "Emit" / "attention-from-lse.yaml"
 LAYOUT = ROOT / "test" / "Emit" / "attention-layout.yaml"
+KEY_BIAS = ROOT / "test" / "Emit" / "attention-key-bias.yaml"
 
 # O is bf16: rounding alone is up to 2^-9 of |O| (|O| < ~4 here); the bounds
 # leave room for summation order and exp2 vs exp, not for wrong rows.
@@ -682,6 +683,42 @@ def check_layout(results, n_values, gen):
                                "unwritten/NaN rows=%d" % (what, o_max, o_fro, l_max, nan_rows))
 
 
+def check_key_bias(results, n_values, gen):
+    """A bias per key read per column of each stage (test/Emit/attention-key-bias.yaml):
+    random normal, and -inf past each batch's own length (a key padding mask); ragged N, GQA,
+    causal or not, O and L poisoned."""
+    import tkc
+    module = tkc.load(KEY_BIAS)
+    sizes = [1, 17, 100, 193, 1000, 2047] + ([4096] if 4096 in n_values else [])
+    for kernel in module.kernels.values():
+        D, causal = head_dim(kernel), is_causal(kernel)
+        scale = 1 / math.sqrt(D)
+        for N in sizes:
+            B, H, H_kv = 2, 4, 2
+            Q = torch.randn(B, H, N, D, device="cuda", generator=gen).bfloat16()
+            K, V = (torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
+                    for _ in range(2))
+            kb = torch.randn(B, N, device="cuda", generator=gen)
+            kb[1, max(1, N - N // 3):] = float("-inf")  # batch 1's last keys are padding
+            O = torch.full((B, H, N, D), float("nan"), device="cuda", dtype=torch.bfloat16)
+            L = torch.full((B, H, N), float("nan"), device="cuda", dtype=torch.float32)
+            what = "%s B=%d H=%d H_kv=%d N=%d (a bias per key, padding in batch 1)" % (
+                kernel.name, B, H, H_kv, N)
+            try:
+                kernel(Q, K, V, kb, out=(O, L))
+                torch.cuda.synchronize()
+            except Exception as e:
+                results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
+                continue
+            bias = kb[:, None, None, :].expand(B, H, N, N)
+            O_ref, L_ref = reference(Q, K, V, scale, causal=causal, bias=bias)
+            o_max, o_fro, l_max, nan_rows = errors(O, L, O_ref, L_ref)
+            ok = (nan_rows == 0 and o_max <= O_MAX_ABS and o_fro <= O_REL_FRO
+                  and l_max <= L_MAX_ABS)
+            results.report(ok, "%s: O max_abs=%.2e rel_fro=%.2e  L max_abs=%.2e  unwritten/NaN "
+                           "rows=%d" % (what, o_max, o_fro, l_max, nan_rows))
+
+
 def varlen_lengths(quick):
     """Sequence lengths of the packed batches check_varlen runs: ragged, empty sequences
     among them, one sequence alone, more than 32 sequences (the device's lookup reads 32
@@ -778,6 +815,7 @@ def run_all(quick=False, seed=2024):
     check_finish_block(results, n_values, gen)
     check_layout(results, n_values, gen)
     check_varlen(results, quick, gen)
+    check_key_bias(results, n_values, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)
     return results.failed

@@ -129,6 +129,17 @@ void KernelPrinter::printComputeBody() {
     w.linef("kittens::load({}, {}.subtile<{}, {}>(tkc_row / {}, 0));", stageRegisters(tile),
             stageRef(t), kWarpRows, t.cols, kWarpRows);
   }
+  // Globals read per column: the lane's columns of the stage into registers once.
+  for (size_t r = 0; r < k.columnReads.size(); ++r) {
+    const ir::ColumnRead &read = k.columnReads[r];
+    const spec::DType dtype =
+        k.globals[read.global].dtype == spec::DType::F32 ? spec::DType::F32 : spec::DType::BF16;
+    const auto [base, limit] = columnReadAccess(read);
+    w.linef("{}<{}, {}>::row_vec tkc_cols{}; // '{}', this lane's columns of the stage",
+            dtype == spec::DType::F32 ? "kittens::rt_fl" : "kittens::rt_bf", kWarpRows, k.loop.step,
+            r, read.text);
+    w.linef("kittens::load_columns(tkc_cols{}, {}, {});", r, base, limit);
+  }
   printOps(k.program.compute);
   printRelease();
 }

@@ -421,8 +421,12 @@ void KernelPrinter::printGlobalMember(unsigned g) {
       perRow =
           perRow || (op.kind == ir::ProgramOp::Kind::LoadRows && &k.globals[op.global] == &global);
     });
+    const bool perColumn = llvm::any_of(
+        k.columnReads, [&](const ir::ColumnRead &r) { return &k.globals[r.global] == &global; });
     w.linef("const {} *{}; // read as numbers, {}", kittensScalar(global.dtype), global.name,
-            perRow ? "one value per row" : "once per task");
+            perRow      ? "one value per row"
+            : perColumn ? "one value per column of each stage"
+                        : "once per task");
     return;
   }
   case ir::GlobalRole::Unused:

@@ -89,6 +89,26 @@ std::string KernelPrinter::taskReadRef(unsigned index) const {
   return fmt::format("args.state.tkc_read{}", index);
 }
 
+/// A column read's (ir::ColumnRead) pointer to the stage's first column and the count of
+/// columns present from there.
+std::pair<std::string, std::string>
+KernelPrinter::columnReadAccess(const ir::ColumnRead &read) const {
+  const ir::Global &g = k.globals[read.global];
+  std::string offset = "0";
+  for (size_t d = 0; d + 1 < read.coords.size(); ++d)
+    offset = d == 0 ? fmt::format("(long long){}", coordExpr(read.coords[0]))
+                    : fmt::format("({}) * {} + {}", offset, sizeExpr(g.dims[d]),
+                                  coordExpr(read.coords[d]));
+  if (read.coords.size() > 1)
+    offset = fmt::format("({}) * (long long){}", offset, sizeExpr(g.dims.back()));
+  if (ir::alongSequences(k, g, g.dims.size() - 1))
+    offset = fmt::format("{} + {}", offset, sequenceStart());
+  const std::string first = tailOf ? "(long long)tkc_element"
+                                   : fmt::format("(long long){} * {}", loopIndex(), k.loop.step);
+  return {fmt::format("args.globals.{} + {} + {}", g.name, offset, first),
+          fmt::format("static_cast<int>({} - {})", extentExpr(g.dims.back()), first)};
+}
+
 /// Each task's reads of globals as numbers, once, at its setup's start.
 void KernelPrinter::printTaskReads() {
   for (size_t r = 0; r < k.taskReads.size(); ++r) {
@@ -246,6 +266,9 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
   case Kind::StageRead:
     // This warp's rows of the stage tile, loaded into registers at the top of compute.
     return fmt::format("kittens::at({}, tkc_e)", stageRegisters(e.value));
+  case Kind::ColumnRead:
+    // The lane's columns, loaded at the top of compute.
+    return fmt::format("kittens::at(tkc_cols{}, tkc_e)", e.value);
   case Kind::Unary:
     if (e.unary == ir::UnaryOp::Neg)
       return "(-" + operand(0) + ")";

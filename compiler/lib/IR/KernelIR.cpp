@@ -347,6 +347,7 @@ std::string Elementwise::str(const Program &program, const std::vector<Scalar> &
   case Kind::Size:
   case Kind::TaskIndex:
   case Kind::StageRead:
+  case Kind::ColumnRead:
     return var;
   case Kind::RowIndex:
     return "row(" + var + ")";
@@ -697,6 +698,15 @@ Global::strides(const std::function<std::string(const Size &)> &spell) const {
   return out;
 }
 
+int stageReadRegisters(const StageTile &tile) {
+  return static_cast<int>(tile.cols * dtypeBytes(tile.dtype) / 8);
+}
+
+int columnReadRegisters(const Kernel &kernel, const ColumnRead &read) {
+  const int bytes = kernel.globals[read.global].dtype == DType::F32 ? 4 : 2;
+  return static_cast<int>(kernel.loop.step * bytes / 16);
+}
+
 bool addsIntoGlobal(const Kernel &kernel, unsigned g) {
   bool adds = false;
   forEachOp(kernel.program, [&](Body, const ProgramOp &op) {
@@ -741,7 +751,8 @@ GlobalRole globalRole(const Kernel &k, unsigned g) {
     }
   });
   if (role == GlobalRole::Unused &&
-      llvm::any_of(k.taskReads, [&](const TaskRead &r) { return r.global == g; }))
+      (llvm::any_of(k.taskReads, [&](const TaskRead &r) { return r.global == g; }) ||
+       llvm::any_of(k.columnReads, [&](const ColumnRead &r) { return r.global == g; })))
     role = GlobalRole::Read;
   return role;
 }

@@ -371,6 +371,47 @@ std::optional<Typed> Lowering::lowerRowsRead(const Expr &access) {
   return typedValue(*index);
 }
 
+std::optional<Typed> Lowering::lowerColumnsRead(const Expr &access) {
+  const std::string what = "'" + currentBody + "'";
+  // Its leading indices address single elements, fixed for the task.
+  for (size_t d = 1; d + 1 < access.operands.size(); ++d) {
+    const Expr &index = *access.operands[d];
+    if (index.kind != Expr::Kind::Name)
+      continue;
+    const ir::IterVar *var = findIterVar(index.text);
+    if (var && (index.text == kernel.loop.name || var->step != 1)) {
+      diags.report(DiagID::err_sema_read_index, index.loc, access.operands[0]->text, d, index.text,
+                   index.text == kernel.loop.name ? "the loop's index changes every stage"
+                                                  : fmt::format("it steps by {}", var->step));
+      return std::nullopt;
+    }
+  }
+  auto lowered = lowerAccess(access, {kernel.loop.step}, what, "the column vector read");
+  if (!lowered)
+    return std::nullopt;
+  std::vector<std::string> coords;
+  for (const ir::Coord &c : lowered->second)
+    coords.push_back(c.str());
+  const ir::Global &g = kernel.globals[lowered->first];
+  ir::ColumnRead read;
+  read.global = lowered->first;
+  read.text = fmt::format("{}[{}]", g.name, llvm::join(coords, ", "));
+  read.coords = std::move(lowered->second);
+  read.loc = access.loc;
+  auto same = llvm::find_if(kernel.columnReads,
+                            [&](const ir::ColumnRead &r) { return r.text == read.text; });
+  Typed t;
+  t.hasCols = true;
+  t.cols = kernel.loop.step;
+  t.bound = ir::ColumnBound{g.dims.back(), kernel.loop.name, kernel.loop.step};
+  t.e.kind = ir::Elementwise::Kind::ColumnRead;
+  t.e.value = static_cast<unsigned>(same - kernel.columnReads.begin());
+  t.e.var = read.text;
+  if (same == kernel.columnReads.end())
+    kernel.columnReads.push_back(std::move(read));
+  return t;
+}
+
 std::optional<Typed> Lowering::lowerTaskRead(const Expr &access) {
   const std::string what = "'" + currentBody + "'";
   // `L[b, h, i]` with i the task index of the block's rows: one value per row.
@@ -379,6 +420,12 @@ std::optional<Typed> Lowering::lowerTaskRead(const Expr &access) {
     const ir::IterVar *var = last.kind == Expr::Kind::Name ? findTask(last.text) : nullptr;
     if (var && var->step == rowsOfBlock())
       return lowerRowsRead(access);
+  }
+  // `kbias[b, j]` with j the loop's index: one value per column of each stage.
+  if (access.operands.size() >= 2) {
+    const Expr &last = *access.operands.back();
+    if (last.kind == Expr::Kind::Name && last.text == kernel.loop.name && currentBody == "compute")
+      return lowerColumnsRead(access);
   }
   // One number per task: each index a task index stepping by 1 (its task number), an
   // expression of those and of sizes, or 0.

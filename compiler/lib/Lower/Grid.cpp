@@ -402,7 +402,7 @@ void Lowering::checkSequencedAccesses() {
       if (!what)
         why = "a tile's or a row vector's rows only may run along it, not here";
       else if (static_cast<int>(d) != rowDim)
-        why = fmt::format("it must be the rows of {}", what);
+        why = fmt::format("only {} may run along it", what);
       else if (c.expr || c.var.empty())
         why = "index it with a task or loop index";
       if (!why.empty()) {
@@ -413,20 +413,23 @@ void Lowering::checkSequencedAccesses() {
   };
   for (const ir::Load &load : kernel.loads)
     check(load.global, load.coords, static_cast<int>(load.coords.size()) - 2, load.loc,
-          "the loaded tile");
+          "the loaded tile's rows");
+  for (const ir::ColumnRead &read : kernel.columnReads)
+    check(read.global, read.coords, static_cast<int>(read.coords.size()) - 1, read.loc,
+          "the columns of a vector read per column");
   ir::forEachOp(kernel.program, [&](ir::Body, const ir::ProgramOp &op) {
     using Kind = ir::ProgramOp::Kind;
     const int last = static_cast<int>(op.coords.size()) - 1;
     switch (op.kind) {
     case Kind::LoadTile:
-      check(op.global, op.coords, last - 1, op.loc, "the loaded tile");
+      check(op.global, op.coords, last - 1, op.loc, "the loaded tile's rows");
       break;
     case Kind::StoreTile:
-      check(op.global, op.coords, last - 1, op.loc, "the stored tile");
+      check(op.global, op.coords, last - 1, op.loc, "the stored tile's rows");
       break;
     case Kind::StoreRows:
     case Kind::LoadRows:
-      check(op.global, op.coords, last, op.loc, "a row vector");
+      check(op.global, op.coords, last, op.loc, "a row vector's rows");
       break;
     case Kind::AddGlobal:
       check(op.global, op.coords, -1, op.loc, nullptr);

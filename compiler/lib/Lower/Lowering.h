@@ -277,8 +277,10 @@ private:
   std::optional<Typed> binary(const std::string &op, Typed lhs, Typed rhs, SourceLoc loc);
   std::optional<Typed> lowerCall(const Expr &call, std::vector<ir::ProgramOp> &ops);
   /// `G[h]` as a number: a TaskRead; `L[b, h, i]` with `i` the task index of the block's
-  /// rows: one value per row (lowerRowsRead).
+  /// rows: one value per row (lowerRowsRead); `K[b, j]` with `j` the loop's index, in
+  /// compute: one value per column (lowerColumnsRead).
   std::optional<Typed> lowerTaskRead(const Expr &access);
+  std::optional<Typed> lowerColumnsRead(const Expr &access);
   /// A stage tile holding the block's rows, read as numbers in compute (StageRead).
   std::optional<Typed> lowerStageRead(const Expr &name);
   /// `L[b, h, i]`: a state row vector loaded at the top of setup (LoadRows), one per

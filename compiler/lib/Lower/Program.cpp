@@ -157,6 +157,12 @@ void Lowering::lowerLoads() {
 
 void Lowering::checkTaskReadsAlone() {
   std::set<unsigned> reported;
+  for (const ir::ColumnRead &read : kernel.columnReads) {
+    ir::GlobalRole role = ir::globalRole(kernel, read.global);
+    if (role != ir::GlobalRole::Read && role != ir::GlobalRole::Offsets &&
+        reported.insert(read.global).second)
+      diags.report(DiagID::err_sema_read_global_role, read.loc, kernel.globals[read.global].name);
+  }
   for (const ir::TaskRead &read : kernel.taskReads) {
     ir::GlobalRole role = ir::globalRole(kernel, read.global);
     if (role != ir::GlobalRole::Read && role != ir::GlobalRole::Offsets &&
@@ -358,6 +364,10 @@ void Lowering::checkGlobalUses() {
                    "this statement");
   });
   for (const ir::TaskRead &read : kernel.taskReads)
+    if (!kernel.globals[read.global].layout.empty())
+      diags.report(DiagID::err_sema_layout_use, read.loc, kernel.globals[read.global].name,
+                   "'" + read.text + "'");
+  for (const ir::ColumnRead &read : kernel.columnReads)
     if (!kernel.globals[read.global].layout.empty())
       diags.report(DiagID::err_sema_layout_use, read.loc, kernel.globals[read.global].name,
                    "'" + read.text + "'");

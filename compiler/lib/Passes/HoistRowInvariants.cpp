@@ -65,6 +65,7 @@ private:
     return !ir::anyOf(e, [&](const ir::Elementwise &x) {
       return x.kind == ir::Elementwise::Kind::ColIndex ||
              x.kind == ir::Elementwise::Kind::StageRead ||
+             x.kind == ir::Elementwise::Kind::ColumnRead ||
              (x.kind == ir::Elementwise::Kind::Value && !isRowVector(x.value));
     });
   }

@@ -229,7 +229,8 @@ private:
     case Kind::TaskRead:
     case Kind::Size:
     case Kind::TaskIndex:
-    case Kind::StageRead: // TMA's zeros past the end, but not proven here
+    case Kind::StageRead:  // TMA's zeros past the end, but not proven here
+    case Kind::ColumnRead: // 0 past the end, not proven to be the identity either
       return Fact{};
     case Kind::RowIndex:
       return e.var == rowVar ? Fact::of(W::Row) : Fact{};

@@ -68,6 +68,15 @@ bool checkRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
     if (program.values[v].state)
       diags.report(DiagID::note_register_value, program.values[v].loc, program.values[v].name,
                    peak.cost[v], "state, live all task long");
+  for (unsigned tile : ir::stageTilesRead(program)) {
+    const ir::StageTile &t = kernel.stageTiles[tile];
+    diags.report(DiagID::note_register_value, t.loc, t.name, ir::stageReadRegisters(t),
+                 "this warp's rows of each stage, live all compute long");
+  }
+  for (const ir::ColumnRead &read : kernel.columnReads)
+    diags.report(DiagID::note_register_value, read.loc, read.text,
+                 ir::columnReadRegisters(kernel, read),
+                 "this lane's columns of each stage, live all compute long");
   for (unsigned v : temps)
     diags.report(DiagID::note_register_value, program.values[v].loc, program.values[v].name,
                  peak.cost[v], "a temporary still to be read there");

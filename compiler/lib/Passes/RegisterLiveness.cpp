@@ -110,11 +110,13 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
   }
 
   // A number read per task (TaskRead) holds one register; a stage tile read as numbers,
-  // its warp's 16 rows in 16-bit registers all compute long (kept beside the state).
+  // its warp's 16 rows in 16-bit registers all compute long (kept beside the state); a
+  // global read per column, the lane's quarter of the stage's columns (f32, or 16-bit pairs).
   int state = static_cast<int>(kernel.taskReads.size());
+  for (const ir::ColumnRead &read : kernel.columnReads)
+    state += ir::columnReadRegisters(kernel, read);
   for (unsigned tile : ir::stageTilesRead(program))
-    state += static_cast<int>(kernel.stageTiles[tile].cols *
-                              ir::dtypeBytes(kernel.stageTiles[tile].dtype) / 8);
+    state += ir::stageReadRegisters(kernel.stageTiles[tile]);
   for (size_t v = 0; v < nValues; ++v)
     if (program.values[v].state)
       state += cost[v];

@@ -44,7 +44,8 @@ bool readsOnly(const ir::Elementwise &e, unsigned x) {
     return (sub.kind == ir::Elementwise::Kind::Value && sub.value != x) ||
            sub.kind == ir::Elementwise::Kind::RowIndex ||
            sub.kind == ir::Elementwise::Kind::ColIndex ||
-           sub.kind == ir::Elementwise::Kind::StageRead;
+           sub.kind == ir::Elementwise::Kind::StageRead ||
+           sub.kind == ir::Elementwise::Kind::ColumnRead;
   });
 }
 

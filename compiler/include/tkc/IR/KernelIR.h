@@ -145,6 +145,16 @@ struct TaskRead {
   SourceLoc loc;
 };
 
+/// `G[..., j]` read as numbers in compute, its last index the loop's: one value per column of
+/// the stage's tiles (a per-key vector), read from global memory where an element needs it
+/// (cached in L1: every warp of the block reads the same), 0 past the end.
+struct ColumnRead {
+  unsigned global = 0;
+  std::vector<Coord> coords;
+  std::string text; ///< as written: `kbias[b, j]`
+  SourceLoc loc;
+};
+
 /// `tile = Global[coords]` in the producer: one TMA tile load per stage.
 struct Load {
   unsigned tile;   ///< index into Kernel::stageTiles
@@ -240,19 +250,21 @@ struct Scalar;
 
 struct Elementwise {
   enum class Kind {
-    Value,     ///< `value`: a register value
-    Number,    ///< `number` (may be +-inf)
-    Scalar,    ///< `value`: index into Kernel::scalars
-    TaskRead,  ///< `value`: index into Kernel::taskReads (`var`: as written, `slopes[h]`)
-    Size,      ///< `var`: a launch size (`H`), as a number
-    TaskIndex, ///< `var`: a task index (`h`): the task's number along it
-    RowIndex,  ///< row(var): var * step + the element's row in the block
-    ColIndex,  ///< col(var): var * step + the element's column
-    StageRead, ///< `value`: index into Kernel::stageTiles (`var`: its name); the stage
-               ///< tile's element at the element's row in the block and column (compute)
-    Unary,     ///< `unary` of operands[0]
-    Binary,    ///< `binary` of operands[0] and operands[1]
-    Where,     ///< operands: condition, if true, if false
+    Value,      ///< `value`: a register value
+    Number,     ///< `number` (may be +-inf)
+    Scalar,     ///< `value`: index into Kernel::scalars
+    TaskRead,   ///< `value`: index into Kernel::taskReads (`var`: as written, `slopes[h]`)
+    Size,       ///< `var`: a launch size (`H`), as a number
+    TaskIndex,  ///< `var`: a task index (`h`): the task's number along it
+    RowIndex,   ///< row(var): var * step + the element's row in the block
+    ColIndex,   ///< col(var): var * step + the element's column
+    StageRead,  ///< `value`: index into Kernel::stageTiles (`var`: its name); the stage
+                ///< tile's element at the element's row in the block and column (compute)
+    ColumnRead, ///< `value`: index into Kernel::columnReads (`var`: as written); the global's
+                ///< element at the element's column of the stage (compute), 0 past its end
+    Unary,      ///< `unary` of operands[0]
+    Binary,     ///< `binary` of operands[0] and operands[1]
+    Where,      ///< operands: condition, if true, if false
   };
   Kind kind = Kind::Number;
   unsigned value = 0;
@@ -533,6 +545,7 @@ struct Kernel {
   std::vector<Scalar> scalars;           ///< launcher arguments after the sizes, in order
   std::vector<Requirement> requirements; ///< `requires:`, all must hold
   std::vector<TaskRead> taskReads;
+  std::vector<ColumnRead> columnReads;
   std::vector<StageTile> stageTiles;
   std::vector<IterVar> tasks;
   IterVar loop;
@@ -570,6 +583,13 @@ struct Kernel {
 /// globals. Shared by the CUDA and manifest emitters, so that the launcher and
 /// its description cannot disagree.
 std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
+
+/// 32-bit registers each consumer thread holds all compute long for a stage tile read as
+/// numbers (its warp's 16 rows in 16-bit pairs) and for a global read per column (the
+/// lane's quarter of the stage's columns: f32, or 16-bit pairs). Shared by the register
+/// model and its notes.
+int stageReadRegisters(const StageTile &tile);
+int columnReadRegisters(const Kernel &kernel, const ColumnRead &read);
 
 /// The stage tiles compute reads as numbers (StageRead), in order.
 std::vector<unsigned> stageTilesRead(const Program &program);

@@ -222,6 +222,28 @@ template <ducks::rt::row_layout RT> KITTENS_DEVICE void zero_columns_from(RT &t,
   mask(t, t, 0, 0, 0.f, [=](int, int col) { return col < col_limit; });
 }
 
+/// The value of per-column vector `v` (align layout: the lane's columns of a row-layout tile)
+/// at element `e`.
+template <ducks::rv::align V> KITTENS_DEVICE float at(const V &v, const element &e) {
+  return detail::pair_half(v.data[e.j][e.k >> 1], e.h);
+}
+
+/// Load a per-column (align) vector: for each column c the lane's elements have, `src[c]`
+/// where c < `limit`, 0 past it. The four lanes of a quad read adjacent pairs; every warp of
+/// a block that loads the same vector reads the same addresses (L1 holds them).
+template <ducks::rv::align V, class T>
+KITTENS_DEVICE void load_columns(V &v, const T *src, int limit) {
+  const int q = 2 * (laneid() % 4);
+  KITTENS_UNROLL for (int i = 0; i < V::tiles; ++i) {
+    KITTENS_UNROLL for (int p = 0; p < 2; ++p) {
+      const int c = 16 * i + 8 * p + q;
+      const float x = c < limit ? convert<float>(src[c]) : 0.f;
+      const float y = c + 1 < limit ? convert<float>(src[c + 1]) : 0.f;
+      v.data[i][p] = make_pair_from_float<typename V::dtype>(x, y);
+    }
+  }
+}
+
 /// Load an ortho per-row vector from `src[row0 + r]` for the warp's rows r with
 /// 0 <= row0 + r < row_limit, as floats, and 0 for the other rows. Every lane of a quad
 /// reads its rows (the same addresses, one transaction).
