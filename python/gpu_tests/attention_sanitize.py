@@ -17,7 +17,8 @@ block, so the late release and the warpgroups' meeting are exercised); the packe
 kernels (attention_varlen.yaml) over sequences of 0, 5, 193, 0, 64 and 300 tokens (empty
 sequences, a partial tile at every sequence's end, the last one at the tensor's end); and
 the [B, N, H, D] program (test/Emit/attention-layout.yaml) and the bias per key
-(test/Emit/attention-key-bias.yaml) at N = 193. The
+(test/Emit/attention-key-bias.yaml) at N = 193; the weights stored every stage
+(test/Emit/attention-weights.yaml) at N = 200. The
 kernels were built (and cached) by the check step. Outputs are poisoned (NaN) and
 must come back finite in every row, so a run that left rows unwritten fails here
 too; their values are checked by the check step (test_attention.py).
@@ -58,10 +59,26 @@ def main():
             failures += not run_varlen(kernel, [0, 5, 193, 0, 64, 300])
     for kernel in tkc.load(str(ta.LAYOUT)).kernels.values():
         failures += not run_layout(kernel, 193)
+    for kernel in tkc.load(str(ta.WEIGHTS)).kernels.values():
+        failures += not run_weights(kernel, 200)
     for kernel in tkc.load(str(ta.KEY_BIAS)).kernels.values():
         kb = torch.randn(1, 193, device="cuda")
         failures += not run_once(kernel, 193, {}, (4, 2), extra=(kb,))
     return 1 if failures else 0
+
+
+def run_weights(kernel, N):
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    Q, K, V = (torch.randn(1, 4, N, 64, device="cuda", dtype=torch.bfloat16, generator=gen)
+               for _ in range(3))
+    L = torch.randn(1, 4, N, device="cuda", generator=gen).abs() + 5
+    O = torch.full((1, 4, N, 64), float("nan"), device="cuda", dtype=torch.bfloat16)
+    P = torch.full((1, 4, N, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel(Q, K, V, L, out=(O, P))
+    torch.cuda.synchronize()
+    ok = bool(torch.isfinite(O.float()).all() and torch.isfinite(P.float()).all())
+    print(f"{'ok  ' if ok else 'FAIL'} {kernel.info.name}: N={N} O and P finite={ok}")
+    return ok
 
 
 def run_varlen(kernel, lengths):

@@ -54,6 +54,7 @@ FINISH_BLOCK = ROOT / "test" / "Emit" / "finish-block.yaml"
 FROM_LSE = ROOT / "test" / "Emit" / "attention-from-lse.yaml"
 LAYOUT = ROOT / "test" / "Emit" / "attention-layout.yaml"
 KEY_BIAS = ROOT / "test" / "Emit" / "attention-key-bias.yaml"
+WEIGHTS = ROOT / "test" / "Emit" / "attention-weights.yaml"
 
 # O is bf16: rounding alone is up to 2^-9 of |O| (|O| < ~4 here); the bounds
 # leave room for summation order and exp2 vs exp, not for wrong rows.
@@ -719,6 +720,44 @@ def check_key_bias(results, n_values, gen):
                            "rows=%d" % (what, o_max, o_fro, l_max, nan_rows))
 
 
+def check_weights(results, n_values, gen):
+    """The weights P = softmax(scale Q K^T), stored every stage from compute, and O = P V,
+    given the reference's L (test/Emit/attention-weights.yaml); N a multiple of 8 (P's rows
+    are TMA rows), causal or not; O and P poisoned, so that a tile left unstored shows."""
+    import tkc
+    module = tkc.load(WEIGHTS)
+    sizes = [8, 200, 1000, 2048]
+    for kernel in module.kernels.values():
+        causal = is_causal(kernel)
+        scale = scalar_default(kernel, "scale")
+        for N in sizes:
+            B, H = 2, 2
+            Q, K, V = (torch.randn(B, H, N, 64, device="cuda", generator=gen).bfloat16()
+                       for _ in range(3))
+            O_ref, L_ref = reference(Q, K, V, scale, causal=causal)
+            O = torch.full((B, H, N, 64), float("nan"), device="cuda", dtype=torch.bfloat16)
+            P = torch.full((B, H, N, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+            what = "%s B=%d H=%d N=%d (P stored every stage)" % (kernel.name, B, H, N)
+            try:
+                kernel(Q, K, V, L_ref, out=(O, P))
+                torch.cuda.synchronize()
+            except Exception as e:
+                results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
+                continue
+            S = torch.matmul(Q.float(), K.float().transpose(-1, -2)) * scale
+            if causal:
+                S.masked_fill_(~visible(N, True, device="cuda"), float("-inf"))
+            P_ref = torch.softmax(S, dim=-1)
+            p_nan = torch.isnan(P).sum().item()
+            p_max = (P.float() - P_ref).abs().max().item()
+            o_max, o_fro, _, nan_rows = errors(O, L_ref, O_ref, L_ref)
+            ok = (p_nan == 0 and p_max <= 1e-2 and nan_rows == 0 and o_max <= O_MAX_ABS
+                  and o_fro <= O_REL_FRO)
+            results.report(ok, "%s: P max_abs=%.2e NaN=%d  O max_abs=%.2e rel_fro=%.2e  "
+                           "unwritten/NaN rows=%d" % (what, p_max, p_nan, o_max, o_fro, nan_rows))
+            del S, P_ref, P
+
+
 def varlen_lengths(quick):
     """Sequence lengths of the packed batches check_varlen runs: ragged, empty sequences
     among them, one sequence alone, more than 32 sequences (the device's lookup reads 32
@@ -816,6 +855,7 @@ def run_all(quick=False, seed=2024):
     check_layout(results, n_values, gen)
     check_varlen(results, quick, gen)
     check_key_bias(results, n_values, gen)
+    check_weights(results, n_values, gen)
     print("attention: %d passed, %d failed" % (results.count - len(results.failed),
                                                 len(results.failed)), flush=True)
     return results.failed

@@ -45,7 +45,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_SEEDS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "kernels-spec").glob("*.yaml"))
 # Test specs that compile (and two that fail a budget), with other keys and forms than the
 # shipped ones: a finish-block store, linear order, select, a deferred scale, masked bounds,
-# rows from the end, setup buffers, stages: auto, a shared-memory and a register overflow.
+# rows from the end, setup buffers, stages: auto, a shared-memory and a register overflow; a
+# layout, a store added into a global, a read per column.
 TEST_SEEDS = [
     "test/Emit/finish-block.yaml",
     "test/Emit/linear-order.yaml",
@@ -58,6 +59,9 @@ TEST_SEEDS = [
     "test/Passes/smem-overflow.yaml",
     "test/Passes/register-overflow.yaml",
     "test/Sema/loop-stop-gemm.yaml",
+    "test/Emit/attention-layout.yaml",
+    "test/Emit/gemm-accumulate.yaml",
+    "test/Emit/attention-key-bias.yaml",
 ]
 
 TOP_KEYS = ["kernel", "arch", "template", "params", "select", "constants", "globals", "scalars",
@@ -67,7 +71,8 @@ SPEC_KEYS = set(TOP_KEYS) | {
     "tasks", "loop", "start", "order", "loop_order", "last_wave", "tail", "whole_tiles", "load",
     "warpgroups", "state", "setup", "compute", "finish", "smem", "reg", "consumer_warpgroup",
     "auto", "lcf", "sm_90a", "sm_90", "sm_80", "bf16", "f16", "f32", "true", "false", "if",
-    "else", "and", "or", "not", "grouped", "linear", "forward", "alternate", "whole"}
+    "else", "and", "or", "not", "grouped", "linear", "forward", "alternate", "whole", "layout",
+    "sequences", "requires", "i32"}
 FUNCTIONS = ["exp2", "exp", "log2", "log", "sqrt", "rcp", "tanh", "abs", "gelu", "max", "min",
              "where", "row", "col", "rowmax", "rowsum"]
 NAMED_CONSTANTS = ["inf", "log2e", "ln2", "pi"]

@@ -116,6 +116,17 @@ void KernelPrinter::printComputeIters(const std::string &idle) {
   }
 }
 
+/// With stores in compute, the block's last task waits for their reads of the staging tiles
+/// (the shared memory must outlive them).
+void KernelPrinter::printStageStoresDrained() {
+  if (k.stagingTiles.empty())
+    return;
+  w.comment("The block's last task: the stores every stage must have read their staging tiles "
+            "before the block exits.");
+  w.line("if (kittens::warpgroup::laneid() == 0 && args.next_num_iters < 0)");
+  w.line("  kittens::tma::store_async_read_wait<0>();");
+}
+
 /// The compute hook's body: the program's compute, then this warp's release of the stage.
 void KernelPrinter::printComputeBody() {
   prologue(k.program.compute);
@@ -366,6 +377,7 @@ void KernelPrinter::printConsumer() {
   }
   auto fn = w.scope(fmt::format(
       "__device__ static void finish(kittens::lcf::consumer_finish_args<{}> &args)", structName));
+  printStageStoresDrained();
   if (k.plan.resultParts) {
     // The finish's ops are store_part's.
     w.line("const int tkc_wg = kittens::warpgroupid();");

@@ -147,6 +147,9 @@ std::string KernelPrinter::tileOf(unsigned global) const {
   for (const ir::ProgramOp &op : k.program.finish)
     if (op.kind == ir::ProgramOp::Kind::StoreTile && op.global == global)
       return stagingType(op);
+  for (const ir::ProgramOp &op : k.program.compute)
+    if (op.kind == ir::ProgramOp::Kind::StoreTile && op.global == global)
+      return k.stagingTiles[op.tile].name + "_tile";
   TKC_INTERNAL_ASSERT(false, "a TMA global without a tile");
   return "";
 }
@@ -352,6 +355,9 @@ void KernelPrinter::printStruct() {
   for (const ir::WarpgroupTile &t : k.warpgroupTiles)
     w.linef("using {}_tile = {}<{}, {}>; // one per consumer warpgroup", t.name,
             kittensSharedTile(t.dtype), t.rows, t.cols);
+  for (const ir::StagingTile &t : k.stagingTiles)
+    w.linef("using {}_tile = {}<64, {}>; // staging of a store every stage", t.name,
+            kittensSharedTile(t.dtype), t.cols);
   for (const ir::ProgramOp &op : prog.finish)
     if (op.kind == ir::ProgramOp::Kind::StoreTile && op.tile >= k.warpgroupTiles.size()) {
       if (k.plan.resultParts && op.expr.isValue(k.plan.resultValue)) {
@@ -472,7 +478,7 @@ void KernelPrinter::printLayout() {
     for (const ir::Load &load : k.loads)
       w.linef("{0}_tile {0};", k.stageTiles[load.tile].name);
   }
-  if (!k.warpgroupTiles.empty()) {
+  if (!k.warpgroupTiles.empty() || !k.stagingTiles.empty()) {
     auto scratch = w.scope("struct scratch_block", ";");
     for (const ir::WarpgroupTile &t : k.warpgroupTiles) {
       if (p.setupBuffers == 2)
@@ -481,6 +487,8 @@ void KernelPrinter::printLayout() {
       else
         w.linef("{0}_tile {0}[{1}];", t.name, k.consumerWarpgroups);
     }
+    for (const ir::StagingTile &t : k.stagingTiles)
+      w.linef("{0}_tile {0}[{1}];", t.name, k.consumerWarpgroups);
   }
   if (needsFinishBlock()) {
     w.comment("One per consumer warpgroup (FINISH_PER_WARPGROUP).");

@@ -113,6 +113,8 @@ private:
   std::string stagingRef(const ir::ProgramOp &store) const;
   /// kittens::tma's call for a tile store: a store, or for `+=` a reduce-add.
   std::string storeCall(const ir::ProgramOp &store) const;
+  void printStageStore(const ir::ProgramOp &op);
+  void printStageStoresDrained();
   bool needsFinishBlock() const;
   /// Columns of the split result (plan.resultParts) one part holds.
   int64_t partCols() const;

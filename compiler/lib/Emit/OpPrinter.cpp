@@ -663,7 +663,42 @@ std::string KernelPrinter::storeCall(const ir::ProgramOp &store) const {
   return store.accumulate ? "store_add_async" : "store_async";
 }
 
+/// A store in compute: every stage's tile staged in its own tile, once the previous stage's
+/// TMA store has read that, and stored (or added) by TMA.
+void KernelPrinter::printStageStore(const ir::ProgramOp &op) {
+  const ir::StagingTile &t = k.stagingTiles[op.tile];
+  const std::string staging = fmt::format("args.scratch.{}[tkc_wg]", t.name);
+  const int barrier = k.plan.finishBarrierIds.front();
+  auto scope = w.scope("");
+  std::string src;
+  if (op.expr.kind == ir::Elementwise::Kind::Value) {
+    src = valueRef(op.expr.value);
+  } else {
+    src = "tkc_out";
+    w.linef("kittens::rt_fl<{}, {}> tkc_out;", kWarpRows, op.cols);
+    printApply(src, true, op.expr);
+  }
+  w.comment(fmt::format("'{}' every stage: the previous stage's store must have read the "
+                        "staging tile before it is written again.",
+                        k.globals[op.global].name));
+  w.line("if (kittens::warpgroup::laneid() == 0)");
+  w.line("  kittens::tma::store_async_read_wait<0>();");
+  w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
+  w.linef("kittens::warpgroup::store({}, {});", staging, src);
+  w.line("kittens::fence_async_shared(); // make the stores visible to TMA");
+  w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
+  auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+  w.linef("kittens::tma::{}(args.globals.{}, {}, {});", storeCall(op), k.globals[op.global].name,
+          staging, warpgroupCoord(op.coords));
+  w.line("kittens::tma::store_commit_group();");
+}
+
 void KernelPrinter::printStoreTile(const ir::ProgramOp &op) {
+  if (!k.program.compute.empty() && &op >= k.program.compute.data() &&
+      &op < k.program.compute.data() + k.program.compute.size()) {
+    printStageStore(op);
+    return;
+  }
   const bool inPart =
       !resultPart.empty() && k.plan.resultParts && op.expr.isValue(k.plan.resultValue);
   std::string src;

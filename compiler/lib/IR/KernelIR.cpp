@@ -472,8 +472,9 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
       os << "store " << k.globals[op.global].name << coords(op.coords)
          << (op.accumulate ? " += " : " = ") << op.expr.str(p, k.scalars)
          << (op.accumulate ? " (tma reduce-add, staged in " : " (tma, staged in ")
-         << (op.tile < k.warpgroupTiles.size() ? k.warpgroupTiles[op.tile].name
-                                               : std::string("the finish block"))
+         << (std::string_view(body) == "compute" ? k.stagingTiles[op.tile].name + ", every stage"
+             : op.tile < k.warpgroupTiles.size() ? k.warpgroupTiles[op.tile].name
+                                                 : std::string("the finish block"))
          << ")\n";
       break;
     case ProgramOp::Kind::StoreRows:

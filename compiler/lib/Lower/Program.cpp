@@ -274,9 +274,10 @@ void Lowering::lowerProgram() {
   if (!hasMma)
     diags.report(DiagID::err_sema_missing_mma,
                  spec.consumer.compute ? spec.consumer.compute->name.loc : spec.consumer.loc);
-  bool stores = llvm::any_of(program.finish, [](const ir::ProgramOp &op) {
+  auto isStore = [](const ir::ProgramOp &op) {
     return op.kind == ir::ProgramOp::Kind::StoreTile || op.kind == ir::ProgramOp::Kind::StoreRows;
-  });
+  };
+  bool stores = llvm::any_of(program.finish, isStore) || llvm::any_of(program.compute, isStore);
   if (!stores)
     diags.report(DiagID::err_sema_missing_store,
                  spec.consumer.finish ? spec.consumer.finish->name.loc : spec.consumer.loc);

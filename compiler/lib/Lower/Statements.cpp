@@ -323,8 +323,9 @@ void Lowering::lowerLoadTile(const stmt::Stmt &statement, std::vector<ir::Progra
 }
 
 void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::ProgramOp> &ops) {
-  if (currentBody != "finish") {
-    unsupported(statement, currentBody, "results are stored in 'finish'");
+  const bool inCompute = currentBody == "compute";
+  if (currentBody != "finish" && !inCompute) {
+    unsupported(statement, currentBody, "results are stored in 'compute' or 'finish'");
     return;
   }
   if (statement.op != "=" && statement.op != "+=") {
@@ -342,7 +343,16 @@ void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::Program
   bool tile = value->hasCols;
   std::vector<int64_t> span =
       tile ? std::vector<int64_t>{value->rows, value->cols} : std::vector<int64_t>{value->rows};
-  auto access = lowerAccess(*statement.target, span, "'finish'",
+  if (inCompute && !tile) {
+    unsupported(statement, currentBody,
+                "a row vector stored every stage (a tile is; row vectors are stored in 'finish')");
+    return;
+  }
+  if (inCompute && (tailStep || !spec.grid->tail.empty())) {
+    unsupported(statement, currentBody, "a store every stage in a loop that ends in a tail");
+    return;
+  }
+  auto access = lowerAccess(*statement.target, span, "'" + currentBody + "'",
                             tile ? "the stored tile" : "the stored row vector");
   if (!access)
     return;
@@ -382,6 +392,34 @@ void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::Program
     }
     // Stage through a per-warpgroup tile of the same shape when there is
     // one (its task is over by now); otherwise through the finish block.
+    if (inCompute) {
+      if (kernel.sequences)
+        for (size_t d = 0; d < g.dims.size(); ++d)
+          if (ir::alongSequences(kernel, g, d)) {
+            unsupported(statement, currentBody,
+                        "a store every stage into a global along sequences");
+            return;
+          }
+      // With '=', every stage must store its own tile: TMA stores of one tile from two stages
+      // are not ordered, so the one left would be either (adds commute: '+=' may).
+      if (!add && llvm::none_of(op.coords, [&](const ir::Coord &c) {
+            return !c.expr && c.var == kernel.loop.name;
+          })) {
+        const std::string why = fmt::format("a store every stage to the same tile (index it by "
+                                            "the loop's '{}', or add into it with '+=')",
+                                            kernel.loop.name);
+        unsupported(statement, currentBody, why.c_str());
+        return;
+      }
+      // Its own staging tile, each stage's written once the previous stage's store has read
+      // it.
+      op.tile = static_cast<unsigned>(kernel.stagingTiles.size());
+      kernel.stagingTiles.push_back(ir::StagingTile{
+          fmt::format("tkc_out{}", kernel.stagingTiles.size()), g.dtype, value->cols});
+      op.cols = value->cols;
+      ops.push_back(std::move(op));
+      return;
+    }
     op.tile = static_cast<unsigned>(kernel.warpgroupTiles.size());
     for (size_t i = 0; i < kernel.warpgroupTiles.size(); ++i) {
       const ir::WarpgroupTile &w = kernel.warpgroupTiles[i];

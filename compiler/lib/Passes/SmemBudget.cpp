@@ -51,8 +51,12 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   int warpgroupTileBytes = 0;
   for (const ir::WarpgroupTile &tile : kernel.warpgroupTiles)
     warpgroupTileBytes += padded(tile.bytes() * kernel.consumerWarpgroups);
+  // A store in compute stages each stage's result in a tile of its own, one copy.
+  int stagingBytes = 0;
+  for (const ir::StagingTile &tile : kernel.stagingTiles)
+    stagingBytes += padded(tile.bytes() * kernel.consumerWarpgroups);
   plan.setupBuffers = 1;
-  plan.scratchBytes = padded(warpgroupTileBytes);
+  plan.scratchBytes = padded(warpgroupTileBytes) + stagingBytes;
   // The finish stages a stored tile in bf16 for the TMA store, unless a
   // per-warpgroup tile of its shape can hold it.
   plan.finishBytes = 0;
@@ -75,6 +79,12 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
       diags.report(DiagID::note_smem_buffer, tile.loc, tile.name,
                    padded(tile.bytes() * kernel.consumerWarpgroups),
                    fmt::format("one copy for each of {} warpgroups", kernel.consumerWarpgroups));
+    for (const ir::ProgramOp &op : kernel.program.compute)
+      if (op.kind == ir::ProgramOp::Kind::StoreTile)
+        diags.report(DiagID::note_smem_buffer, op.loc,
+                     "staging of the store to " + kernel.globals[op.global].name + " every stage",
+                     padded(kernel.stagingTiles[op.tile].bytes() * kernel.consumerWarpgroups),
+                     fmt::format("one copy for each of {} warpgroups", kernel.consumerWarpgroups));
   };
   auto noteFinish = [&](const char *how) {
     if (plan.finishBytes)
@@ -96,7 +106,7 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   });
   if (setupLoads) {
     int single = plan.scratchBytes;
-    plan.scratchBytes = padded(2 * warpgroupTileBytes);
+    plan.scratchBytes = padded(2 * warpgroupTileBytes) + stagingBytes;
     bool fitsTwo = kernel.requestedStages && !kernel.requestedStages->isAuto
                        ? fits(static_cast<int>(kernel.requestedStages->count))
                        : fits(2);

@@ -179,6 +179,16 @@ struct WarpgroupTile {
   int64_t bytes() const { return rows * cols * dtypeBytes(dtype); }
 };
 
+/// The shared tile a store in compute stages each stage's result in (one per consumer
+/// warpgroup, 64 rows, the global's dtype), in the scratch block beside the warpgroup tiles:
+/// each stage waits for the previous stage's TMA store to have read it, then writes it.
+struct StagingTile {
+  std::string name;
+  DType dtype;
+  int64_t cols = 0;
+  int64_t bytes() const { return 64 * cols * dtypeBytes(dtype); }
+};
+
 /// Where the columns of a register tile lie in a global dimension: element
 /// column c is position `var * step + c` of a dimension of extent `extent`.
 /// Columns at or past the extent are absent: reductions skip them and a
@@ -347,8 +357,8 @@ struct ProgramOp {
   /// Assign `x = x * r` (r a row vector) (fuse-elementwise): skipped in a warp where r is 1
   /// in every row.
   std::optional<unsigned> skipUnitFactor;
-  /// LoadTile: the warpgroup tile; StoreTile: the staging warpgroup tile, or
-  /// warpgroupTiles.size() for the finish block.
+  /// LoadTile: the warpgroup tile; StoreTile in finish: the staging warpgroup tile, or
+  /// warpgroupTiles.size() for the finish block; StoreTile in compute: its StagingTile.
   unsigned tile = 0;
   unsigned global = 0; ///< AddGlobal, LoadTile, StoreTile, StoreRows
   std::vector<Coord> coords;
@@ -562,6 +572,7 @@ struct Kernel {
 
   std::vector<Load> loads;
   std::vector<WarpgroupTile> warpgroupTiles;
+  std::vector<StagingTile> stagingTiles; ///< stores in compute (StoreTile there)
   std::optional<Sequences> sequences;
   LoopBound loopBound;
   std::optional<LoopTail> loopTail;
