@@ -11,6 +11,10 @@ Variants (each a spec in kernels-spec/ and the PyTorch program that computes the
            whole range is used.
   batched  gemm_batched.yaml, C[z] = A[z] B[z] on rank-3 globals; baseline torch.bmm.
            FLOPs 2 Z M N K.
+  fp8, fp8_e5m2
+           gemm_fp8.yaml, C = scale * A Bt^T with A [M, K] and Bt [N, K] in e4m3 (or e5m2),
+           C bf16, scale 1; baseline torch._scaled_mm(A, Bt.t(), 1, 1, out_dtype=bf16)
+           (cuBLASLt's fp8 GEMM). Inputs random normal cast to fp8. FLOPs 2 M N K.
   f16, f32out, f16_f32out
            gemm.yaml's gemm_none_half (f16 A, B and C), gemm_none_f32_out (bf16 A and B, the
            f32 accumulator as C) and gemm_none_half_f32_out; baseline torch.matmul, and for
@@ -172,8 +176,49 @@ class Types:
         return 2.0 * s["M"] * s["N"] * s["K"]
 
 
+class Fp8:
+    """gemm_fp8.yaml: both operands K-major 8-bit floats."""
+    spec = ROOT / "kernels-spec" / "gemm_fp8.yaml"
+    out_dtype = torch.bfloat16
+    scalars = [1.0]
+    check_shapes = ({"M": 1, "N": 8, "K": 16}, {"M": 8, "N": 8, "K": 128},
+                    {"M": 100, "N": 136, "K": 80}, {"M": 129, "N": 264, "K": 208},
+                    {"M": 1000, "N": 1032, "K": 1024}, {"M": 256, "N": 2048, "K": 512})
+    empty_shapes = ({"M": 0, "N": 64, "K": 64},)
+    bench_shapes = Types.bench_shapes
+
+    def __init__(self, e5m2):
+        self.params = {"e5m2": e5m2}
+        self.in_dtype = torch.float8_e5m2 if e5m2 else torch.float8_e4m3fn
+        self.record = "gemm_fp8_%s_vs_cublaslt" % ("e5m2" if e5m2 else "e4m3")
+        self.baseline_name = "torch._scaled_mm (cublasLt fp8)"
+
+    def inputs(self, s, gen):
+        A = torch.randn(s["M"], s["K"], generator=gen, device="cuda").to(self.in_dtype)
+        Bt = torch.randn(s["N"], s["K"], generator=gen, device="cuda").to(self.in_dtype)
+        return [A, Bt]
+
+    @staticmethod
+    def output_shape(s):
+        return (s["M"], s["N"])
+
+    @staticmethod
+    def reference(A, Bt):
+        return A.float() @ Bt.float().t()
+
+    @staticmethod
+    def baseline(A, Bt):
+        one = torch.ones((), device="cuda", dtype=torch.float32)
+        return torch._scaled_mm(A, Bt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+
+    @staticmethod
+    def flops(s):
+        return 2.0 * s["M"] * s["N"] * s["K"]
+
+
 VARIANTS = {"swiglu": SwiGLU, "batched": Batched, "f16": Types(True, False),
-            "f32out": Types(False, True), "f16_f32out": Types(True, True)}
+            "f32out": Types(False, True), "f16_f32out": Types(True, True),
+            "fp8": Fp8(False), "fp8_e5m2": Fp8(True)}
 
 
 def describe(s):
@@ -248,7 +293,7 @@ def bench(v, kernel, args):
         stream = torch.cuda.current_stream().cuda_stream
 
         def ours():
-            kernel.launch(pointers, sizes, stream, [])
+            kernel.launch(pointers, sizes, stream, getattr(v, "scalars", []))
         ours_tf, base_tf, ratio = paired_rates(ours, base, v.flops(s), rounds=ROUNDS,
                                                warmup=WARMUP, flush=flush)
         config = dict(s, cold_l2=True) if args.cold_l2 else dict(s)

@@ -277,7 +277,9 @@ private:
                                   {{"bf16", spec::DType::BF16},
                                    {"f16", spec::DType::F16},
                                    {"f32", spec::DType::F32},
-                                   {"i32", spec::DType::I32}});
+                                   {"i32", spec::DType::I32},
+                                   {"f8e4m3", spec::DType::F8E4M3},
+                                   {"f8e5m2", spec::DType::F8E5M2}});
   }
 
   /// The optional 'dtype' key of `reader` into `out`; false when it is there
@@ -315,7 +317,7 @@ private:
       }
     diags.report(DiagID::err_unknown_enum, expr.loc, "dtype",
                  expr.kind == stmt::Expr::Kind::Name ? expr.text : std::string("an expression"),
-                 "bf16, f16, f32, i32");
+                 "bf16, f16, f32, i32, f8e4m3, f8e5m2");
     return false;
   }
 

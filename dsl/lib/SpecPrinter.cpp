@@ -20,12 +20,17 @@ const char *spelling(DType dtype) {
     return "f32";
   case DType::I32:
     return "i32";
+  case DType::F8E4M3:
+    return "f8e4m3";
+  case DType::F8E5M2:
+    return "f8e5m2";
   }
   return "?";
 }
 
 std::optional<DType> dtypeNamed(llvm::StringRef text) {
-  for (DType dtype : {DType::BF16, DType::F16, DType::F32, DType::I32})
+  for (DType dtype :
+       {DType::BF16, DType::F16, DType::F32, DType::I32, DType::F8E4M3, DType::F8E5M2})
     if (text == spelling(dtype))
       return dtype;
   return std::nullopt;

@@ -16,7 +16,8 @@ FORMAT = "tkc-manifest"
 FORMAT_VERSION = 2
 
 #: The dtypes a manifest may name, with the C type the launchers take.
-C_TYPES = {"bf16": "__nv_bfloat16", "f16": "__half", "f32": "float", "i32": "int"}
+C_TYPES = {"bf16": "__nv_bfloat16", "f16": "__half", "f32": "float", "i32": "int",
+           "f8e4m3": "__nv_fp8_e4m3", "f8e5m2": "__nv_fp8_e5m2"}
 
 #: The dtypes a runtime scalar may have, with the C type the launchers take
 #: it by value as (the shim converts a double to it).

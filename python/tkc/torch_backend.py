@@ -7,7 +7,8 @@ class TorchBackend:
         import torch  # noqa: F401  (raises ImportError with torch's own message)
         self.torch = torch
         self._dtypes = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32,
-                        "i32": torch.int32}
+                        "i32": torch.int32, "f8e4m3": torch.float8_e4m3fn,
+                        "f8e5m2": torch.float8_e5m2}
         self._names = {v: k for k, v in self._dtypes.items()}
         self._checked_devices = {}
 

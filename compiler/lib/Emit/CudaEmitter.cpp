@@ -57,6 +57,11 @@ void emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
   llvm::raw_string_ostream sourceStream(source);
   CudaWriter s(sourceStream);
 
+  const bool usesFp8 = llvm::any_of(kernels, [](const ir::Kernel &kernel) {
+    return llvm::any_of(kernel.globals, [](const ir::Global &g) {
+      return g.dtype == spec::DType::F8E4M3 || g.dtype == spec::DType::F8E5M2;
+    });
+  });
   std::vector<std::unique_ptr<KernelPrinter>> emitters;
   for (const ir::Kernel &kernel : kernels)
     emitters.push_back(std::make_unique<KernelPrinter>(kernel, s));
@@ -65,6 +70,8 @@ void emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
   h.line("#pragma once");
   h.blank();
   h.line("#include <cuda_bf16.h>");
+  if (usesFp8)
+    h.line("#include <cuda_fp8.h>");
   h.line("#include <cuda_runtime.h>");
   h.line("#include <tkc/runtime/Check.h>");
   h.blank();
@@ -86,6 +93,8 @@ void emitCuda(const std::vector<ir::Kernel> &kernels, const EmitOptions &options
     s.blank();
   } else {
     s.line("#include <cuda_bf16.h>");
+    if (usesFp8)
+      s.line("#include <cuda_fp8.h>");
     s.line("#include <cuda_runtime.h>");
     s.line("#include <tkc/runtime/Check.h>");
   }

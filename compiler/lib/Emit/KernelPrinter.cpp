@@ -33,6 +33,10 @@ const char *kittensSharedTile(spec::DType dtype) {
     return "kittens::st_hf";
   case spec::DType::F32:
     return "kittens::st_fl";
+  case spec::DType::F8E4M3:
+    return "kittens::st_fp8e4m3";
+  case spec::DType::F8E5M2:
+    return "kittens::st_fp8e5m2";
   case spec::DType::I32:
     break; // never a tile (the lowering refuses one)
   }
@@ -53,6 +57,10 @@ const char *kittensScalar(spec::DType dtype) {
     return "float";
   case spec::DType::I32:
     return "int";
+  case spec::DType::F8E4M3:
+    return "kittens::fp8e4m3";
+  case spec::DType::F8E5M2:
+    return "kittens::fp8e5m2";
   }
   return "?";
 }

@@ -26,6 +26,9 @@ unsigned dtypeBytes(DType dtype) {
   case DType::F32:
   case DType::I32:
     return 4;
+  case DType::F8E4M3:
+  case DType::F8E5M2:
+    return 1;
   }
   return 0;
 }
@@ -40,6 +43,10 @@ const char *cudaTypeName(DType dtype) {
     return "float";
   case DType::I32:
     return "int";
+  case DType::F8E4M3:
+    return "__nv_fp8_e4m3";
+  case DType::F8E5M2:
+    return "__nv_fp8_e5m2";
   }
   return "?";
 }

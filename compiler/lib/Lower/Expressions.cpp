@@ -777,6 +777,27 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
                    "f32");
       return std::nullopt;
     }
+  // wgmma takes 8-bit floats from shared memory only, both operands K-major: A as loaded,
+  // B transposed (its tile [N, K]).
+  {
+    const spec::DType bType = ir::productDType(kernel, op.b, op.b);
+    const bool aFp8 = op.a.where != ir::MmaOperand::Where::Register &&
+                      spec::isFp8(ir::productDType(kernel, op.a, op.a));
+    if (spec::isFp8(bType) || aFp8) {
+      const char *why = op.a.where == ir::MmaOperand::Where::Register
+                            ? "an fp8 product takes both operands from shared memory; the left "
+                              "one is in registers"
+                        : !op.b.transposed ? "fp8 operands are both K-major: load the right "
+                                             "operand as its transpose, a tile [N, K], and "
+                                             "write 'x @ b.T'"
+                                           : nullptr;
+      if (why) {
+        diags.report(DiagID::err_sema_unsupported, product.loc, "this product of 8-bit floats",
+                     why);
+        return std::nullopt;
+      }
+    }
+  }
   if (op.a.where != ir::MmaOperand::Where::Register) {
     spec::DType aType = ir::productDType(kernel, op.a, op.a);
     spec::DType bType = ir::productDType(kernel, op.b, op.b);

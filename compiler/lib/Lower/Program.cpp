@@ -356,6 +356,25 @@ void Lowering::checkGlobalUses() {
     }
   });
   // A layout is followed by the tile maps alone (the launcher gives them the strides).
+  // 8-bit floats are '@' operands loaded by TMA, nothing else.
+  std::set<unsigned> fp8Reported;
+  auto fp8Use = [&](unsigned g, SourceLoc loc) {
+    if (spec::isFp8(kernel.globals[g].dtype) && fp8Reported.insert(g).second)
+      diags.report(DiagID::err_sema_dtype, loc,
+                   "global '" + kernel.globals[g].name + "', stored or read as numbers",
+                   "bf16, f16 or f32 (8-bit floats are operands of '@' only)",
+                   spelling(kernel.globals[g].dtype));
+  };
+  ir::forEachOp(program, [&](ir::Body, const ir::ProgramOp &op) {
+    using Kind = ir::ProgramOp::Kind;
+    if (op.kind == Kind::StoreTile || op.kind == Kind::StoreRows || op.kind == Kind::LoadRows ||
+        op.kind == Kind::AddGlobal)
+      fp8Use(op.global, op.loc);
+  });
+  for (const ir::TaskRead &read : kernel.taskReads)
+    fp8Use(read.global, read.loc);
+  for (const ir::ColumnRead &read : kernel.columnReads)
+    fp8Use(read.global, read.loc);
   std::set<unsigned> reported;
   ir::forEachOp(program, [&](ir::Body, const ir::ProgramOp &op) {
     using Kind = ir::ProgramOp::Kind;

@@ -30,7 +30,8 @@ template <typename T> struct Located {
 };
 
 /// I32: integers a kernel reads as numbers or offsets (`cu_seqlens`), never tiles.
-enum class DType { BF16, F16, F32, I32 };
+/// F8E4M3, F8E5M2: 8-bit floats, shared operands of '@' only (both K-major).
+enum class DType { BF16, F16, F32, I32, F8E4M3, F8E5M2 };
 enum class MemSpace { Shared, Register };
 enum class Template { LCF };
 
@@ -38,6 +39,8 @@ enum class Template { LCF };
 const char *spelling(DType dtype);
 /// The dtype a spec spells `text` (`bf16`, `f16`, `f32`), if any.
 std::optional<DType> dtypeNamed(llvm::StringRef text);
+/// An 8-bit float (f8e4m3, f8e5m2).
+inline bool isFp8(DType dtype) { return dtype == DType::F8E4M3 || dtype == DType::F8E5M2; }
 const char *spelling(MemSpace space);
 const char *spelling(Template tmpl);
 

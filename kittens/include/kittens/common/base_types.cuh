@@ -9,6 +9,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -21,10 +22,21 @@ using bf16 = __nv_bfloat16;    ///< bfloat16 scalar
 using half = __half;           ///< IEEE fp16 scalar
 using bf16_2 = __nv_bfloat162; ///< packed pair of bf16
 using half_2 = __half2;        ///< packed pair of fp16
+using fp8e4m3 = __nv_fp8_e4m3; ///< 8-bit float, 4 exponent bits: a wgmma operand in shared memory
+using fp8e5m2 = __nv_fp8_e5m2; ///< 8-bit float, 5 exponent bits: likewise
 
 /// Element dtypes kittens tiles accept.
 template <class T>
 concept element_type = std::is_same_v<T, float> || std::is_same_v<T, bf16> || std::is_same_v<T, half>;
+
+/// 8-bit float dtypes: tensor-core operands in shared memory (and in global memory), never
+/// register tiles.
+template <class T>
+concept fp8_type = std::is_same_v<T, fp8e4m3> || std::is_same_v<T, fp8e5m2>;
+
+/// Dtypes of shared tiles and global tensors.
+template <class T>
+concept memory_type = element_type<T> || fp8_type<T>;
 
 /// 16-bit element dtypes (the ones tensor cores read from shared memory).
 template <class T>

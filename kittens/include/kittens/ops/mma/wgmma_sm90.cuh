@@ -28,9 +28,11 @@ namespace kittens::warpgroup {
 /// Descriptor of the first k16 step of shared operand `s` stored `m`-major.
 template <ducks::st::all ST> KITTENS_DEVICE uint64_t descriptor(const ST &s, wgmma_desc::major m) {
   static_assert(ST::swizzle_bytes != 0, "kittens::warpgroup: wgmma operands must be swizzled shared tiles (32/64/128 B)");
-  static_assert(sizeof(typename ST::dtype) == 2, "kittens::warpgroup: wgmma shared operands must be bf16 or half");
+  static_assert(half_width_type<typename ST::dtype> || fp8_type<typename ST::dtype>,
+                "kittens::warpgroup: wgmma shared operands must be bf16, half or an fp8 type");
   const uint32_t base = smem_addr(s.base()) +
-                        layout::linear_offset(s.row0(), s.col0(), ST::parent_rows, ST::parent_cols, 2, ST::swizzle_bytes);
+                        layout::linear_offset(s.row0(), s.col0(), ST::parent_rows, ST::parent_cols,
+                                              (int)sizeof(typename ST::dtype), ST::swizzle_bytes);
   const auto f = wgmma_desc::step_fields(m, 0, ST::swizzle_bytes, ST::chunk_stride_bytes);
   return wgmma_desc::encode(base + f.offset, f.lbo, f.sbo, ST::swizzle_bytes);
 }
@@ -65,11 +67,15 @@ KITTENS_DEVICE void mma_ss(D &d, const A &a, const B &b, int K, bool accumulate)
   check_acc<D>();
   using T = typename A::dtype;
   static_assert(std::is_same_v<T, typename B::dtype>, "kittens::warpgroup::mma: A and B dtypes differ");
+  static_assert(!fp8_type<T> || (TA == 0 && TB == 0),
+                "kittens::warpgroup::mma: fp8 operands must both be K-major (mma_ABt)");
   constexpr auto ma = TA ? wgmma_desc::major::mn : wgmma_desc::major::k;
   constexpr auto mb = TB ? wgmma_desc::major::mn : wgmma_desc::major::k;
   const uint64_t da = descriptor(a, ma), db = descriptor(b, mb);
   mma_fence(d);
-  KITTENS_UNROLL for (int k = 0; k < K / 16; ++k) {
+  // One wgmma takes 32 bytes of K: 16 elements of 16 bits, 32 of 8.
+  constexpr int KSTEP = 32 / (int)sizeof(T);
+  KITTENS_UNROLL for (int k = 0; k < K / KSTEP; ++k) {
     kittens::detail::wgmma::op<T, D::cols>::template ss<TA, TB>(d.tiles[0], step<A>(da, ma, k), step<B>(db, mb, k),
                                                                  (accumulate || k > 0) ? 1 : 0);
   }

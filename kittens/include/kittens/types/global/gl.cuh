@@ -19,7 +19,7 @@
 namespace kittens {
 
 template <class T, int B = -1, int D = -1, int R = -1, int C = -1> struct gl {
-  static_assert(element_type<T>, "kittens::gl: dtype must be float, bf16 or half");
+  static_assert(memory_type<T>, "kittens::gl: dtype must be float, bf16, half or an fp8 type");
   static_assert(B != 0 && D != 0 && R != 0 && C != 0, "kittens::gl: a dim is either > 0 (compile time) or -1 (run time), never 0");
   using identifier = gl;
   using dtype = T;

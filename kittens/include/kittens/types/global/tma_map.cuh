@@ -51,6 +51,7 @@ namespace detail {
 template <class T> constexpr CUtensorMapDataType tma_dtype() {
   if constexpr (std::is_same_v<T, bf16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   else if constexpr (std::is_same_v<T, half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  else if constexpr (fp8_type<T>) return CU_TENSOR_MAP_DATA_TYPE_UINT8; // moved as bytes
   else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 

@@ -27,7 +27,7 @@ template <class T, int R, int C, int S, int PR, int PC> struct st_view;
 /// Shared tile of R x C elements of T with swizzle width S bytes (0 = plain row-major).
 template <class T, int R, int C, int S = layout::default_swizzle_bytes(sizeof(T), C)>
 struct alignas(SHARED_TILE_ALIGN) st {
-  static_assert(element_type<T>, "kittens::st: dtype must be float, bf16 or half");
+  static_assert(memory_type<T>, "kittens::st: dtype must be float, bf16, half or an fp8 type");
   static_assert(layout::valid_swizzle_bytes(S), "kittens::st: swizzle must be 0, 32, 64 or 128 bytes");
   static_assert(S != 0 || (C * sizeof(T)) % 16 == 0,
                 "kittens::st: an unswizzled tile needs rows that are a multiple of 16 bytes; widen the tile");
@@ -91,6 +91,8 @@ template <class T, int R, int C, int S, int PR, int PC> struct st_view {
 template <int R, int C, int S = layout::default_swizzle_bytes(2, C)> using st_bf = st<bf16, R, C, S>;
 template <int R, int C, int S = layout::default_swizzle_bytes(2, C)> using st_hf = st<half, R, C, S>;
 template <int R, int C, int S = layout::default_swizzle_bytes(4, C)> using st_fl = st<float, R, C, S>;
+template <int R, int C, int S = layout::default_swizzle_bytes(1, C)> using st_fp8e4m3 = st<fp8e4m3, R, C, S>;
+template <int R, int C, int S = layout::default_swizzle_bytes(1, C)> using st_fp8e5m2 = st<fp8e5m2, R, C, S>;
 
 namespace ducks::st {
 /// Anything with the shared-tile interface (a whole tile or a view).
