@@ -374,5 +374,29 @@ class Accumulate(unittest.TestCase):
                 kernel(A, B)
 
 
+class TransposedA(unittest.TestCase):
+    def test_a_stored_k_major(self):
+        """test/Emit/gemm-transpose-a.yaml: C = At^T B and At^T Bt^T with At [K, M], against
+        fp32 at ragged and whole shapes, C poisoned."""
+        module = tkc.load(ROOT / "test" / "Emit" / "gemm-transpose-a.yaml")
+        gen = torch.Generator(device="cuda").manual_seed(13)
+        for kernel in module.kernels.values():
+            tb = kernel.params.get("transpose_b") == "true"
+            for M, N, K in ((320, 512, 256), (1024, 768, 1024), (136, 264, 72), (8, 8, 8)):
+                At = torch.randn(K, M, generator=gen, device="cuda").bfloat16()
+                B = (torch.randn(K, N, generator=gen, device="cuda") / 8).bfloat16()
+                C = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+                second = B.t().contiguous() if tb else B
+                got = kernel(At, second, out=C)
+                self.assertIs(got, C)
+                torch.cuda.synchronize()
+                ref = At.float().t() @ B.float()
+                name = "%s %dx%dx%d C = At^T B" % (kernel.name, M, N, K)
+                err = ((C.float() - ref).norm() / ref.norm()).item()
+                print("%-36s rel_fro=%.2e" % (name, err), file=sys.stderr)
+                self.assertFalse(torch.isnan(C).any().item(), name)
+                self.assertLess(err, REL_FROBENIUS, name)
+
+
 if __name__ == "__main__":
     unittest.main()

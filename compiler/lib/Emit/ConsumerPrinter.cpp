@@ -187,12 +187,15 @@ void KernelPrinter::printSplitCompute() {
   beginFunction();
   const ir::StageTile &a = k.stageTiles[mma.a.index];
   const ir::StageTile &b = k.stageTiles[mma.b.index];
-  const char *fn = mma.b.transposed ? "mma_ABt" : "mma_AB";
+  const std::string fn = mmaFunction(mma);
   const std::string acc = "args.state." + k.program.values[mma.dst].name;
-  // This warpgroup's rows of the A tile of stage `input`.
+  // This warpgroup's rows of the A tile of stage `input` (the columns of a transposed one).
   auto aRows = [&](const std::string &input) {
     if (k.consumerWarpgroups == 1)
       return input + "." + a.name;
+    if (mma.a.transposed)
+      return fmt::format("{}.{}.subtile<{}, {}>(0, tkc_wg)", input, a.name, a.rows,
+                         a.cols / k.consumerWarpgroups);
     return fmt::format("{}.{}.subtile<{}, {}>(tkc_wg, 0)", input, a.name,
                        a.rows / k.consumerWarpgroups, a.cols);
   };

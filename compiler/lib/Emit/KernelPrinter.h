@@ -114,6 +114,8 @@ private:
   /// kittens::tma's call for a tile store: a store, or for `+=` a reduce-add.
   std::string storeCall(const ir::ProgramOp &store) const;
   void printStageStore(const ir::ProgramOp &op);
+  /// kittens::warpgroup's product for `mma`'s operands: mma_AB, mma_ABt, mma_AtB or mma_AtBt.
+  std::string mmaFunction(const ir::ProgramOp &mma) const;
   void printStageStoresDrained();
   bool needsFinishBlock() const;
   /// Columns of the split result (plan.resultParts) one part holds.

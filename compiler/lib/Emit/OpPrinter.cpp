@@ -533,13 +533,19 @@ std::string KernelPrinter::mmaOperand(const ir::MmaOperand &o, bool left, int64_
   switch (o.where) {
   case ir::MmaOperand::Where::Stage: {
     const ir::StageTile &t = k.stageTiles[o.index];
-    // A left operand holds the block's rows: each warpgroup multiplies its own 64.
+    // A left operand holds the block's rows: each warpgroup multiplies its own 64 (the
+    // columns of a transposed one).
     if (!left || k.consumerWarpgroups == 1)
       return stageRef(t);
     std::string name = "tkc_" + t.name + "_rows";
-    if (declared.insert(name).second)
-      w.linef("auto {} = {}.subtile<{}, {}>({}, 0);", name, stageRef(t),
-              t.rows / k.consumerWarpgroups, t.cols, rowsBlock());
+    if (declared.insert(name).second) {
+      if (o.transposed)
+        w.linef("auto {} = {}.subtile<{}, {}>(0, {});", name, stageRef(t), t.rows,
+                t.cols / k.consumerWarpgroups, rowsBlock());
+      else
+        w.linef("auto {} = {}.subtile<{}, {}>({}, 0);", name, stageRef(t),
+                t.rows / k.consumerWarpgroups, t.cols, rowsBlock());
+    }
     return name;
   }
   case ir::MmaOperand::Where::Warpgroup:
@@ -567,16 +573,21 @@ std::string KernelPrinter::mmaOperand(const ir::MmaOperand &o, bool left, int64_
   return "";
 }
 
+std::string KernelPrinter::mmaFunction(const ir::ProgramOp &mma) const {
+  return std::string("mma_") + (mma.a.transposed ? "At" : "A") + (mma.b.transposed ? "Bt" : "B");
+}
+
 void KernelPrinter::printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it) {
   const ir::Program &prog = k.program;
   declareIfNew(op.dst);
   int64_t contraction = 0;
   switch (op.a.where) {
   case ir::MmaOperand::Where::Stage:
-    contraction = k.stageTiles[op.a.index].cols;
+    contraction = op.a.transposed ? k.stageTiles[op.a.index].rows : k.stageTiles[op.a.index].cols;
     break;
   case ir::MmaOperand::Where::Warpgroup:
-    contraction = k.warpgroupTiles[op.a.index].cols;
+    contraction =
+        op.a.transposed ? k.warpgroupTiles[op.a.index].rows : k.warpgroupTiles[op.a.index].cols;
     break;
   case ir::MmaOperand::Where::Register:
     contraction = prog.values[op.a.index].cols;
@@ -588,7 +599,7 @@ void KernelPrinter::printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it) 
   const spec::DType dtype = ir::productDType(k, op.a, op.b);
   std::string a = mmaOperand(op.a, true, contraction, aBound, dtype);
   std::string b = mmaOperand(op.b, false, contraction, std::nullopt, dtype);
-  const char *fn = op.b.transposed ? "mma_ABt" : "mma_AB";
+  const std::string fn = mmaFunction(op);
   const std::string accumulate = op.firstStageOverwrites ? "args.iter > 0"
                                  : op.accumulate         ? "true"
                                                          : "false";

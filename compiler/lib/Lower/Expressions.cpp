@@ -723,25 +723,36 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
   int64_t aRows = 0, aCols = 0;
   std::optional<ir::ColumnBound> aBound;
   if (isSharedTile(lhs)) {
-    if (lhs.kind == Expr::Kind::Member) {
-      diags.report(DiagID::err_sema_unsupported, lhs.loc, "a transposed left operand",
-                   "load the tile in the layout you multiply");
-      return std::nullopt;
-    }
-    if (auto it = tileIndex.find(lhs.text); it != tileIndex.end()) {
+    // `a.T`: a shared tile [K, rows] multiplied transposed (MN-major A).
+    const bool transposed = lhs.kind == Expr::Kind::Member;
+    const std::string &name = transposed ? lhs.operands[0]->text : lhs.text;
+    op.a.transposed = transposed;
+    if (auto it = tileIndex.find(name); it != tileIndex.end()) {
       op.a.where = ir::MmaOperand::Where::Stage;
       op.a.index = it->second;
       const ir::StageTile &t = kernel.stageTiles[it->second];
-      aRows = t.rows;
-      aCols = t.cols;
+      aRows = transposed ? t.cols : t.rows;
+      aCols = transposed ? t.rows : t.cols;
     } else {
       op.a.where = ir::MmaOperand::Where::Warpgroup;
-      op.a.index = warpgroupTileIndex.lookup(lhs.text);
+      op.a.index = warpgroupTileIndex.lookup(name);
       const ir::WarpgroupTile &t = kernel.warpgroupTiles[op.a.index];
-      aRows = t.rows * kernel.consumerWarpgroups;
-      aCols = t.cols;
+      aRows = (transposed ? t.cols : t.rows) * kernel.consumerWarpgroups;
+      aCols = transposed ? t.rows : t.cols;
+    }
+    if (transposed && (aRows / kernel.consumerWarpgroups) % 64 != 0) {
+      diags.report(DiagID::err_sema_shape, lhs.loc, "the transposed left operand of '@'",
+                   fmt::format("{} columns a warpgroup", aRows / kernel.consumerWarpgroups),
+                   "64 columns for each consumer warpgroup");
+      return std::nullopt;
     }
   } else {
+    if (lhs.kind == Expr::Kind::Member && lhs.text == "T") {
+      diags.report(DiagID::err_sema_unsupported, lhs.loc, "a transposed register left operand",
+                   "a transposed left operand is a shared tile; tkc does not stage a register "
+                   "tile through shared memory yet");
+      return std::nullopt;
+    }
     auto a = lowerValue(lhs, ops);
     if (!a)
       return std::nullopt;
@@ -787,10 +798,11 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
       const char *why = op.a.where == ir::MmaOperand::Where::Register
                             ? "an fp8 product takes both operands from shared memory; the left "
                               "one is in registers"
-                        : !op.b.transposed ? "fp8 operands are both K-major: load the right "
-                                             "operand as its transpose, a tile [N, K], and "
-                                             "write 'x @ b.T'"
-                                           : nullptr;
+                        : !op.b.transposed || op.a.transposed
+                            ? "fp8 operands are both K-major: load the left operand as [rows, K] "
+                              "and the right one as its transpose, a tile [N, K], and write "
+                              "'a @ b.T'"
+                            : nullptr;
       if (why) {
         diags.report(DiagID::err_sema_unsupported, product.loc, "this product of 8-bit floats",
                      why);
