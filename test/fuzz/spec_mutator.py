@@ -46,7 +46,8 @@ SHIPPED_SEEDS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "kernels-spec")
 # Test specs that compile (and two that fail a budget), with other keys and forms than the
 # shipped ones: a finish-block store, linear order, select, a deferred scale, masked bounds,
 # rows from the end, setup buffers, stages: auto, a shared-memory and a register overflow; a
-# layout, a store added into a global, a read per column.
+# layout, a store added into a global, a read per column, a store every stage, a transposed
+# left operand.
 TEST_SEEDS = [
     "test/Emit/finish-block.yaml",
     "test/Emit/linear-order.yaml",
@@ -62,6 +63,8 @@ TEST_SEEDS = [
     "test/Emit/attention-layout.yaml",
     "test/Emit/gemm-accumulate.yaml",
     "test/Emit/attention-key-bias.yaml",
+    "test/Emit/attention-weights.yaml",
+    "test/Emit/gemm-transpose-a.yaml",
 ]
 
 TOP_KEYS = ["kernel", "arch", "template", "params", "select", "constants", "globals", "scalars",
@@ -72,7 +75,7 @@ SPEC_KEYS = set(TOP_KEYS) | {
     "warpgroups", "state", "setup", "compute", "finish", "smem", "reg", "consumer_warpgroup",
     "auto", "lcf", "sm_90a", "sm_90", "sm_80", "bf16", "f16", "f32", "true", "false", "if",
     "else", "and", "or", "not", "grouped", "linear", "forward", "alternate", "whole", "layout",
-    "sequences", "requires", "i32"}
+    "sequences", "requires", "i32", "f8e4m3", "f8e5m2"}
 FUNCTIONS = ["exp2", "exp", "log2", "log", "sqrt", "rcp", "tanh", "abs", "gelu", "max", "min",
              "where", "row", "col", "rowmax", "rowsum"]
 NAMED_CONSTANTS = ["inf", "log2e", "ln2", "pi"]
