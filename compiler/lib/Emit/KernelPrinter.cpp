@@ -637,21 +637,28 @@ void KernelPrinter::printCommonSetup() {
                           "'{0}' every round, and the blocks drawing a head's partial last "
                           "task would idle at the end.",
                           k.tasks.back().name));
-    w.line("const int task = kittens::rotated_task(args.task_iter, gridDim.x, blockIdx.x);");
-    w.linef("if (task >= {}) {{", total);
-    w.line("  args.num_iters = -1; // no task left for this block");
-    w.line("  return;");
-    w.line("}");
-    w.line("int rest = task;");
-    w.comment("The last task index varies fastest: neighbouring blocks share their loop's "
-              "operands in L2.");
-    printTileOfTask();
+    printRotatedTask(total, "The last task index varies fastest: neighbouring blocks share "
+                            "their loop's operands in L2.");
     w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
     return;
   case ir::TaskOrder::ByLength:
     printTasksByLength();
     return;
   }
+}
+
+/// The task of this round in rotated order (kittens::rotated_task) out of `total`, its indices
+/// in `args.common` (the last varying fastest); none left: num_iters = -1.
+void KernelPrinter::printRotatedTask(const std::string &total, const std::string &order) {
+  w.line("const int task = kittens::rotated_task(args.task_iter, gridDim.x, blockIdx.x);");
+  w.linef("if (task >= {}) {{", total);
+  w.line("  args.num_iters = -1; // no task left for this block");
+  w.line("  return;");
+  w.line("}");
+  w.line("int rest = task;");
+  if (!order.empty())
+    w.comment(order);
+  printTileOfTask();
 }
 
 /// Tasks along sequences (ir::Sequences): rotated rounds; the task index over the sequences'
@@ -664,13 +671,7 @@ void KernelPrinter::printSequencedTask() {
   w.comment("Each round goes to the blocks shifted by one; the last task index varies fastest, "
             "so that a sequence's tiles of a head run side by side and share its loop's "
             "operands in L2.");
-  w.line("const int task = kittens::rotated_task(args.task_iter, gridDim.x, blockIdx.x);");
-  w.linef("if (task >= {}) {{", total);
-  w.line("  args.num_iters = -1; // no task left for this block");
-  w.line("  return;");
-  w.line("}");
-  w.line("int rest = task;");
-  printTileOfTask();
+  printRotatedTask(total, "");
   w.comment(fmt::format("'{0}' numbers the tiles of all the sequences of {1} together "
                         "(kittens/lcf/sequences.cuh): this tile's sequence, and its index "
                         "there. Within the task, {1} is the sequence's length and positions "

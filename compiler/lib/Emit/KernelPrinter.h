@@ -131,6 +131,11 @@ private:
   void printTileOfTask();
   void printTasksByLength();
   void printSequencedTask();
+  /// `order`: a comment on the indices' order, printed before them (empty: none).
+  void printRotatedTask(const std::string &total, const std::string &order);
+  /// The register tile a tile store stores: its value, or `tkc_out` computed from its
+  /// expression (printed here).
+  std::string storedTile(const ir::ProgramOp &store);
   void printProducer();
 
   // ConsumerPrinter.cpp

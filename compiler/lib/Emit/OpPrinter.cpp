@@ -674,6 +674,14 @@ std::string KernelPrinter::storeCall(const ir::ProgramOp &store) const {
   return store.accumulate ? "store_add_async" : "store_async";
 }
 
+std::string KernelPrinter::storedTile(const ir::ProgramOp &store) {
+  if (store.expr.kind == ir::Elementwise::Kind::Value)
+    return valueRef(store.expr.value);
+  w.linef("kittens::rt_fl<{}, {}> tkc_out;", kWarpRows, store.cols);
+  printApply("tkc_out", true, store.expr);
+  return "tkc_out";
+}
+
 /// A store in compute: every stage's tile staged in its own tile, once the previous stage's
 /// TMA store has read that, and stored (or added) by TMA.
 void KernelPrinter::printStageStore(const ir::ProgramOp &op) {
@@ -681,14 +689,7 @@ void KernelPrinter::printStageStore(const ir::ProgramOp &op) {
   const std::string staging = fmt::format("args.scratch.{}[tkc_wg]", t.name);
   const int barrier = k.plan.finishBarrierIds.front();
   auto scope = w.scope("");
-  std::string src;
-  if (op.expr.kind == ir::Elementwise::Kind::Value) {
-    src = valueRef(op.expr.value);
-  } else {
-    src = "tkc_out";
-    w.linef("kittens::rt_fl<{}, {}> tkc_out;", kWarpRows, op.cols);
-    printApply(src, true, op.expr);
-  }
+  const std::string src = storedTile(op);
   w.comment(fmt::format("'{}' every stage: the previous stage's store must have read the "
                         "staging tile before it is written again.",
                         k.globals[op.global].name));
@@ -712,14 +713,7 @@ void KernelPrinter::printStoreTile(const ir::ProgramOp &op) {
   }
   const bool inPart =
       !resultPart.empty() && k.plan.resultParts && op.expr.isValue(k.plan.resultValue);
-  std::string src;
-  if (op.expr.kind == ir::Elementwise::Kind::Value) {
-    src = valueRef(op.expr.value);
-  } else {
-    src = "tkc_out";
-    w.linef("kittens::rt_fl<{}, {}> tkc_out;", kWarpRows, op.cols);
-    printApply(src, true, op.expr);
-  }
+  const std::string src = storedTile(op);
   std::string staging = inPart ? "staging" : stagingRef(op);
   int barrier = k.plan.finishBarrierIds.front();
   w.linef("kittens::warpgroup::store({}, {});", staging, src);

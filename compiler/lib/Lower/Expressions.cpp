@@ -371,10 +371,8 @@ std::optional<Typed> Lowering::lowerRowsRead(const Expr &access) {
   return typedValue(*index);
 }
 
-std::optional<Typed> Lowering::lowerColumnsRead(const Expr &access) {
-  const std::string what = "'" + currentBody + "'";
-  // Its leading indices address single elements, fixed for the task.
-  for (size_t d = 1; d + 1 < access.operands.size(); ++d) {
+bool Lowering::taskLevelIndices(const Expr &access, size_t end) {
+  for (size_t d = 1; d < end; ++d) {
     const Expr &index = *access.operands[d];
     if (index.kind != Expr::Kind::Name)
       continue;
@@ -383,9 +381,17 @@ std::optional<Typed> Lowering::lowerColumnsRead(const Expr &access) {
       diags.report(DiagID::err_sema_read_index, index.loc, access.operands[0]->text, d, index.text,
                    index.text == kernel.loop.name ? "the loop's index changes every stage"
                                                   : fmt::format("it steps by {}", var->step));
-      return std::nullopt;
+      return false;
     }
   }
+  return true;
+}
+
+std::optional<Typed> Lowering::lowerColumnsRead(const Expr &access) {
+  const std::string what = "'" + currentBody + "'";
+  // Its leading indices address single elements, fixed for the task.
+  if (!taskLevelIndices(access, access.operands.size() - 1))
+    return std::nullopt;
   auto lowered = lowerAccess(access, {kernel.loop.step}, what, "the column vector read");
   if (!lowered)
     return std::nullopt;
@@ -429,18 +435,8 @@ std::optional<Typed> Lowering::lowerTaskRead(const Expr &access) {
   }
   // One number per task: each index a task index stepping by 1 (its task number), an
   // expression of those and of sizes, or 0.
-  for (size_t d = 1; d < access.operands.size(); ++d) {
-    const Expr &index = *access.operands[d];
-    if (index.kind != Expr::Kind::Name)
-      continue;
-    const ir::IterVar *var = findIterVar(index.text);
-    if (var && (index.text == kernel.loop.name || var->step != 1)) {
-      diags.report(DiagID::err_sema_read_index, index.loc, access.operands[0]->text, d, index.text,
-                   index.text == kernel.loop.name ? "the loop's index changes every stage"
-                                                  : fmt::format("it steps by {}", var->step));
-      return std::nullopt;
-    }
-  }
+  if (!taskLevelIndices(access, access.operands.size()))
+    return std::nullopt;
   auto lowered = lowerAccess(access, {}, what, "one element");
   if (!lowered)
     return std::nullopt;

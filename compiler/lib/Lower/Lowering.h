@@ -281,6 +281,9 @@ private:
   /// compute: one value per column (lowerColumnsRead).
   std::optional<Typed> lowerTaskRead(const Expr &access);
   std::optional<Typed> lowerColumnsRead(const Expr &access);
+  /// The indices of `access` before `end` (operand 0 is the global) are each a task index
+  /// stepping by 1, or an expression; false once one is not (reported at it).
+  bool taskLevelIndices(const Expr &access, size_t end);
   /// A stage tile holding the block's rows, read as numbers in compute (StageRead).
   std::optional<Typed> lowerStageRead(const Expr &name);
   /// `L[b, h, i]`: a state row vector loaded at the top of setup (LoadRows), one per
