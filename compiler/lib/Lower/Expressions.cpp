@@ -347,11 +347,7 @@ std::optional<Typed> Lowering::lowerRowsRead(const Expr &access) {
   auto lowered = lowerAccess(access, {blockRows}, what, "the row vector read");
   if (!lowered)
     return std::nullopt;
-  std::vector<std::string> coords;
-  for (const ir::Coord &c : lowered->second)
-    coords.push_back(c.str());
-  const ir::Global &g = kernel.globals[lowered->first];
-  const std::string text = fmt::format("{}[{}]", g.name, llvm::join(coords, ", "));
+  const std::string text = accessText(lowered->first, lowered->second);
   // One state row vector per distinct read, loaded at the top of setup.
   auto &index = rowsReads[text];
   if (!index) {
@@ -369,6 +365,13 @@ std::optional<Typed> Lowering::lowerRowsRead(const Expr &access) {
     rowsLoads.push_back(std::move(load));
   }
   return typedValue(*index);
+}
+
+std::string Lowering::accessText(unsigned global, const std::vector<ir::Coord> &coords) const {
+  std::vector<std::string> parts;
+  for (const ir::Coord &c : coords)
+    parts.push_back(c.str());
+  return fmt::format("{}[{}]", kernel.globals[global].name, llvm::join(parts, ", "));
 }
 
 bool Lowering::taskLevelIndices(const Expr &access, size_t end) {
@@ -395,13 +398,10 @@ std::optional<Typed> Lowering::lowerColumnsRead(const Expr &access) {
   auto lowered = lowerAccess(access, {kernel.loop.step}, what, "the column vector read");
   if (!lowered)
     return std::nullopt;
-  std::vector<std::string> coords;
-  for (const ir::Coord &c : lowered->second)
-    coords.push_back(c.str());
   const ir::Global &g = kernel.globals[lowered->first];
   ir::ColumnRead read;
   read.global = lowered->first;
-  read.text = fmt::format("{}[{}]", g.name, llvm::join(coords, ", "));
+  read.text = accessText(lowered->first, lowered->second);
   read.coords = std::move(lowered->second);
   read.loc = access.loc;
   auto same = llvm::find_if(kernel.columnReads,
@@ -440,13 +440,10 @@ std::optional<Typed> Lowering::lowerTaskRead(const Expr &access) {
   auto lowered = lowerAccess(access, {}, what, "one element");
   if (!lowered)
     return std::nullopt;
-  std::vector<std::string> coords;
-  for (const ir::Coord &c : lowered->second)
-    coords.push_back(c.str());
   ir::TaskRead read;
   read.global = lowered->first;
+  read.text = accessText(lowered->first, lowered->second);
   read.coords = std::move(lowered->second);
-  read.text = fmt::format("{}[{}]", kernel.globals[read.global].name, llvm::join(coords, ", "));
   read.loc = access.loc;
   auto same =
       llvm::find_if(kernel.taskReads, [&](const ir::TaskRead &r) { return r.text == read.text; });

@@ -284,6 +284,8 @@ private:
   /// The indices of `access` before `end` (operand 0 is the global) are each a task index
   /// stepping by 1, or an expression; false once one is not (reported at it).
   bool taskLevelIndices(const Expr &access, size_t end);
+  /// `G[c0, c1, ...]` as a read is written back (the key that makes two reads one).
+  std::string accessText(unsigned global, const std::vector<ir::Coord> &coords) const;
   /// A stage tile holding the block's rows, read as numbers in compute (StageRead).
   std::optional<Typed> lowerStageRead(const Expr &name);
   /// `L[b, h, i]`: a state row vector loaded at the top of setup (LoadRows), one per
