@@ -77,6 +77,9 @@ std::string KernelPrinter::idleWarpgroupCondition() const {
 /// stops after each row, those up to its own last row. The template releases
 /// the rest without calling compute.
 void KernelPrinter::printComputeIters(const std::string &idle) {
+  // A staged product meets every consumer warpgroup each stage: they all compute every stage.
+  if (!k.operandStagings.empty())
+    return;
   if (!idle.empty()) {
     w.comment(k.plan.rowsFromEnd
                   ? "Rows all before row 0 (the first task's leading warpgroups): nothing "
@@ -140,8 +143,24 @@ void KernelPrinter::printComputeBody() {
     w.linef("kittens::load({}, {}.subtile<{}, {}>(tkc_row / {}, 0));", stageRegisters(tile),
             stageRef(t), kWarpRows, t.cols, kWarpRows);
   }
-  // Globals read per column: the lane's columns of the stage into registers once.
-  for (size_t r = 0; r < k.columnReads.size(); ++r) {
+  // Globals read per column: the lane's columns of the stage into registers once, before the
+  // product before their first reader (printColumnReadsFor).
+  columnReadsLoaded.assign(k.columnReads.size(), false);
+  printOps(k.program.compute);
+  columnReadsLoaded.clear();
+  printRelease();
+}
+
+void KernelPrinter::printColumnReadsFor(const ir::ProgramOp &op) {
+  const std::vector<ir::ProgramOp> &compute = k.program.compute;
+  if (columnReadsLoaded.empty() || &op < compute.data() || &op >= compute.data() + compute.size())
+    return;
+  const size_t index = static_cast<size_t>(&op - compute.data());
+  for (unsigned r = 0; r < columnReadsLoaded.size(); ++r) {
+    auto span = ir::columnReadSpan(k.program, r);
+    if (columnReadsLoaded[r] || !span || span->first > index)
+      continue;
+    columnReadsLoaded[r] = true;
     const ir::ColumnRead &read = k.columnReads[r];
     const spec::DType dtype =
         k.globals[read.global].dtype == spec::DType::F32 ? spec::DType::F32 : spec::DType::BF16;
@@ -151,8 +170,6 @@ void KernelPrinter::printComputeBody() {
             r, read.text);
     w.linef("kittens::load_columns(tkc_cols{}, {}, {});", r, base, limit);
   }
-  printOps(k.program.compute);
-  printRelease();
 }
 
 /// `k` being the loop tail of `of` (LoopTail): its compute as of's compute_tail, on the
@@ -380,6 +397,12 @@ void KernelPrinter::printConsumer() {
   }
   auto fn = w.scope(fmt::format(
       "__device__ static void finish(kittens::lcf::consumer_finish_args<{}> &args)", structName));
+  if (k.plan.consumersBarrierId) {
+    w.comment("Every warpgroup's products of the last stage read this warpgroup's tiles: wait "
+              "for them before the finish stages in those tiles or the next task loads there.");
+    w.linef("kittens::named_sync({}, NUM_CONSUMER_WARPGROUPS * kittens::WARPGROUP_THREADS);",
+            k.plan.consumersBarrierId);
+  }
   printStageStoresDrained();
   if (k.plan.resultParts) {
     // The finish's ops are store_part's.

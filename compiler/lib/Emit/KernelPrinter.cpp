@@ -335,13 +335,21 @@ std::string KernelPrinter::rowsBlock(bool next) const {
   return next ? "tkc_next_block" : "tkc_block";
 }
 
-std::string KernelPrinter::warpgroupCoord(const std::vector<ir::Coord> &coords, bool next) const {
+std::string KernelPrinter::warpgroupCoord(const std::vector<ir::Coord> &coords, bool next,
+                                          const std::optional<ir::Parts> &stageRows) const {
   std::vector<std::string> parts;
   for (size_t d = 0; d < coords.size(); ++d) {
     std::string c = coordExpr(coords[d], next ? "args.next_common." : "args.common.");
-    if (d + 2 == coords.size())
+    if (stageRows) {
+      // This warpgroup's block of a value whose rows are the stage's (RegValue::stageRows).
+      if (d + 2 == coords.size() && stageRows->rows > 1)
+        c = fmt::format("{} * {} + tkc_wg / {}", c, stageRows->rows, stageRows->cols);
+      else if (d + 1 == coords.size() && stageRows->cols > 1)
+        c = fmt::format("{} * {} + tkc_wg % {}", c, stageRows->cols, stageRows->cols);
+    } else if (d + 2 == coords.size()) {
       c = fmt::format("{} * {} + {}{}", c, k.consumerWarpgroups, rowsBlock(next),
                       coords[d].var == k.loopBound.stopVar ? minusLeadBlocks() : "");
+    }
     parts.push_back(c);
   }
   return kittensCoord(std::move(parts));
@@ -365,6 +373,9 @@ void KernelPrinter::printStruct() {
             kittensSharedTile(t.dtype), t.rows, t.cols);
   for (const ir::StagingTile &t : k.stagingTiles)
     w.linef("using {}_tile = {}<64, {}>; // staging of a store every stage", t.name,
+            kittensSharedTile(t.dtype), t.cols);
+  for (const ir::OperandStaging &t : k.operandStagings)
+    w.linef("using {}_tile = {}<64, {}>; // a register operand staged for a product", t.name,
             kittensSharedTile(t.dtype), t.cols);
   for (const ir::ProgramOp &op : prog.finish)
     if (op.kind == ir::ProgramOp::Kind::StoreTile && op.tile >= k.warpgroupTiles.size()) {
@@ -486,7 +497,7 @@ void KernelPrinter::printLayout() {
     for (const ir::Load &load : k.loads)
       w.linef("{0}_tile {0};", k.stageTiles[load.tile].name);
   }
-  if (!k.warpgroupTiles.empty() || !k.stagingTiles.empty()) {
+  if (!k.warpgroupTiles.empty() || !k.stagingTiles.empty() || !k.operandStagings.empty()) {
     auto scratch = w.scope("struct scratch_block", ";");
     for (const ir::WarpgroupTile &t : k.warpgroupTiles) {
       if (p.setupBuffers == 2)
@@ -497,6 +508,9 @@ void KernelPrinter::printLayout() {
     }
     for (const ir::StagingTile &t : k.stagingTiles)
       w.linef("{0}_tile {0}[{1}];", t.name, k.consumerWarpgroups);
+    for (const ir::OperandStaging &t : k.operandStagings)
+      w.linef("{0}_tile {0}[{1}][{2}]; // one per stage-ring slot and warpgroup", t.name, p.stages,
+              k.consumerWarpgroups);
   }
   if (needsFinishBlock()) {
     w.comment("One per consumer warpgroup (FINISH_PER_WARPGROUP).");

@@ -107,13 +107,21 @@ private:
   std::string deviceShift(const std::vector<ir::SizeTerm> &shift) const;
   std::string loopStartElement(const std::string &rowOffset) const;
   std::string rowsBlock(bool next = false) const;
-  std::string warpgroupCoord(const std::vector<ir::Coord> &coords, bool next = false) const;
+  std::string warpgroupCoord(const std::vector<ir::Coord> &coords, bool next = false,
+                             const std::optional<ir::Parts> &stageRows = std::nullopt) const;
   std::string warpgroupTileRef(unsigned tile, bool next = false) const;
   std::string stagingType(const ir::ProgramOp &store) const;
   std::string stagingRef(const ir::ProgramOp &store) const;
   /// kittens::tma's call for a tile store: a store, or for `+=` a reduce-add.
   std::string storeCall(const ir::ProgramOp &store) const;
   void printStageStore(const ir::ProgramOp &op);
+  /// Before compute's op `op`: loads the globals read per column held from it on
+  /// (ir::columnReadSpan, columnReadsLoaded).
+  void printColumnReadsFor(const ir::ProgramOp &op);
+  /// In compute: which of Kernel::columnReads are loaded so far (empty elsewhere).
+  std::vector<bool> columnReadsLoaded;
+  /// `x.T @ k` (a staged register operand): x staged, the warpgroups met, the products.
+  void printStagedMma(const ir::ProgramOp &op);
   /// kittens::warpgroup's product for `mma`'s operands: mma_AB, mma_ABt, mma_AtB or mma_AtBt.
   std::string mmaFunction(const ir::ProgramOp &mma) const;
   void printStageStoresDrained();

@@ -324,7 +324,7 @@ void KernelPrinter::declareIfNew(unsigned index) {
   if (v.shape == ir::RegValue::Shape::RowVector)
     w.linef("row_vector {};", v.name);
   else
-    w.linef("kittens::rt_fl<{}, {}> {};", kWarpRows, v.cols, v.name);
+    w.linef("kittens::rt_fl<{}, {}> {};", kWarpRows, v.warpgroupCols(), v.name);
 }
 
 void KernelPrinter::printApply(const std::string &dst, bool tile, const ir::Elementwise &e) {
@@ -347,6 +347,7 @@ void KernelPrinter::printOps(const std::vector<ir::ProgramOp> &ops) {
 void KernelPrinter::printOps(const ir::ProgramOp *begin, const ir::ProgramOp *end) {
   for (const ir::ProgramOp *it = begin; it != end; ++it) {
     const ir::ProgramOp &op = *it;
+    printColumnReadsFor(op);
     switch (op.kind) {
     case ir::ProgramOp::Kind::Assign:
       if (op.fusedRowSum) {
@@ -577,7 +578,51 @@ std::string KernelPrinter::mmaFunction(const ir::ProgramOp &mma) const {
   return std::string("mma_") + (mma.a.transposed ? "At" : "A") + (mma.b.transposed ? "Bt" : "B");
 }
 
+void KernelPrinter::printStagedMma(const ir::ProgramOp &op) {
+  const ir::RegValue &x = k.program.values[op.a.index];
+  const ir::RegValue &r = k.program.values[op.dst];
+  const ir::OperandStaging &t = k.operandStagings[op.a.staging];
+  const ir::WarpgroupTile &b = k.warpgroupTiles[op.b.index];
+  const ir::Parts parts = *r.stageRows;
+  declareIfNew(op.dst);
+  auto scope = w.scope("");
+  w.comment(fmt::format("'{}.T @ {}' contracts over the block's rows: each warpgroup stages its "
+                        "rows of '{}' in this stage's ring slot (a stage that reuses the slot "
+                        "starts only once every warpgroup has released this one), and all "
+                        "meet before the products read every copy.",
+                        x.name, b.name, x.name));
+  w.linef("auto &tkc_staged = args.scratch.{}[kittens::lcf::traits<{}>::slot(args.ring_base, "
+          "args.iter)];",
+          t.name, structName);
+  w.linef("kittens::warpgroup::store(tkc_staged[tkc_wg], {});", valueRef(op.a.index));
+  w.line("kittens::fence_async_shared(); // make the stores visible to wgmma");
+  w.linef("kittens::named_sync({}, NUM_CONSUMER_WARPGROUPS * kittens::WARPGROUP_THREADS);",
+          k.plan.consumersBarrierId);
+  std::string rowPart = parts.rows > 1 ? fmt::format("tkc_wg / {}", parts.cols) : "";
+  std::string colPart = parts.cols > 1 ? fmt::format("tkc_wg % {}", parts.cols) : "";
+  w.comment(fmt::format("This warpgroup's block of the result: {}{}{}.",
+                        rowPart.empty() ? "all its rows" : "row block " + rowPart, ", ",
+                        colPart.empty() ? "all its columns" : "column block " + colPart));
+  const std::string ref = warpgroupTileRef(op.b.index);
+  const std::string copies = ref.substr(0, ref.size() - std::string("[tkc_wg]").size());
+  for (int wg = 0; wg < k.consumerWarpgroups; ++wg) {
+    std::string a = fmt::format("tkc_staged[{}]", wg);
+    if (!rowPart.empty())
+      a += fmt::format(".subtile<64, 64>(0, {})", rowPart);
+    std::string bt = fmt::format("{}[{}]", copies, wg);
+    if (!colPart.empty())
+      bt += fmt::format(".subtile<{}, {}>(0, {})", b.rows, b.cols / parts.cols, colPart);
+    w.linef("kittens::warpgroup::mma_AtB({}, {}, {}, {});", valueRef(op.dst), a, bt,
+            wg > 0 ? "true" : "false");
+  }
+  w.line("kittens::warpgroup::mma_async_wait<0>();");
+}
+
 void KernelPrinter::printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it) {
+  if (op.a.where == ir::MmaOperand::Where::Register && op.a.transposed) {
+    printStagedMma(op);
+    return;
+  }
   const ir::Program &prog = k.program;
   declareIfNew(op.dst);
   int64_t contraction = 0;
@@ -700,8 +745,11 @@ void KernelPrinter::printStageStore(const ir::ProgramOp &op) {
   w.line("kittens::fence_async_shared(); // make the stores visible to TMA");
   w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
   auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+  std::optional<ir::Parts> stageRows;
+  if (op.expr.kind == ir::Elementwise::Kind::Value)
+    stageRows = k.program.values[op.expr.value].stageRows;
   w.linef("kittens::tma::{}(args.globals.{}, {}, {});", storeCall(op), k.globals[op.global].name,
-          staging, warpgroupCoord(op.coords));
+          staging, warpgroupCoord(op.coords, false, stageRows));
   w.line("kittens::tma::store_commit_group();");
 }
 

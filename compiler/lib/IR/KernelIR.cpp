@@ -422,7 +422,9 @@ std::string operandText(const Kernel &k, const MmaOperand &o, DType dtype) {
     name = k.warpgroupTiles[o.index].name + " (warpgroup)";
     break;
   case MmaOperand::Where::Register:
-    name = k.program.values[o.index].name + " (registers, as " + spec::spelling(dtype) + ")";
+    name = k.program.values[o.index].name +
+           (o.transposed ? " (registers, staged in " + k.operandStagings[o.staging].name + ")"
+                         : " (registers, as " + std::string(spec::spelling(dtype)) + ")");
     break;
   }
   return o.transposed ? name + ".T" : name;
@@ -508,6 +510,9 @@ void printValue(const RegValue &v, llvm::raw_ostream &os) {
     os << " (lane shares until finish)";
   if (v.bound)
     os << " columns below " << v.bound->extent.str();
+  if (v.stageRows)
+    os << " rows of the stage, warpgroups in " << v.stageRows->rows << " x " << v.stageRows->cols
+       << " blocks";
   os << "\n";
 }
 
@@ -659,6 +664,25 @@ std::string LoopBound::Start::str() const {
   if (offset != 0)
     out += fmt::format(" {} {}", offset < 0 ? '-' : '+', std::abs(offset));
   return out;
+}
+
+std::optional<OpSpan> columnReadSpan(const Program &program, unsigned read) {
+  std::optional<OpSpan> span;
+  for (size_t i = 0; i < program.compute.size(); ++i)
+    if (anyOf(program.compute[i].expr, [&](const Elementwise &e) {
+          return e.kind == Elementwise::Kind::ColumnRead && e.value == read;
+        })) {
+      if (!span)
+        span = OpSpan{i, i};
+      span->last = i;
+    }
+  if (span)
+    for (size_t i = span->first; i-- > 0;)
+      if (program.compute[i].kind == ProgramOp::Kind::Mma) {
+        span->first = i;
+        break;
+      }
+  return span;
 }
 
 std::vector<unsigned> stageTilesRead(const Program &program) {
@@ -844,6 +868,8 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
        << " dynamic_bytes=" << p.dynamicSharedBytes;
     if (!k.warpgroupTiles.empty())
       os << " scratch_bytes=" << p.scratchBytes << " setup_buffers=" << p.setupBuffers;
+    if (p.operandStagingBytes)
+      os << " operand_staging_bytes=" << p.operandStagingBytes << " (each slot)";
     os << "\n";
   }
   if (p.consumerRegisters) {
@@ -859,6 +885,8 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
        << " finish_barriers=[";
     llvm::interleave(p.finishBarrierIds, os, ", ");
     os << "]";
+    if (p.consumersBarrierId)
+      os << " consumers_barrier=" << p.consumersBarrierId;
     if (p.rowsFromEnd)
       os << " rows_from_end=" << k.loopBound.stopVar;
     os << "\n";

@@ -685,6 +685,16 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
     }
   }
 
+  if (lhs.kind == Expr::Kind::Member && lhs.text == "T" && !isSharedTile(lhs)) {
+    if (into || accumulate) {
+      diags.report(DiagID::err_sema_unsupported, lhs.loc, "a transposed register left operand here",
+                   "its product is added into a global every stage, as the whole value of a "
+                   "'+=' store in 'compute' ('G[...] += x.T @ k')");
+      return std::nullopt;
+    }
+    return lowerStagedProduct(product, ops);
+  }
+
   // Right operand: shared memory.
   if (!isSharedTile(rhs)) {
     std::string found = rhs.kind == Expr::Kind::Name ? "'" + rhs.text + "'" : "this operand";
@@ -740,12 +750,6 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
       return std::nullopt;
     }
   } else {
-    if (lhs.kind == Expr::Kind::Member && lhs.text == "T") {
-      diags.report(DiagID::err_sema_unsupported, lhs.loc, "a transposed register left operand",
-                   "a transposed left operand is a shared tile; tkc does not stage a register "
-                   "tile through shared memory yet");
-      return std::nullopt;
-    }
     auto a = lowerValue(lhs, ops);
     if (!a)
       return std::nullopt;
@@ -861,6 +865,107 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
   } else {
     op.dst = newTemporary(result, product.loc);
   }
+  unsigned dst = op.dst;
+  ops.push_back(std::move(op));
+  return typedValue(dst);
+}
+
+std::optional<Typed> Lowering::lowerStagedProduct(const Expr &product,
+                                                  std::vector<ir::ProgramOp> &ops) {
+  const Expr &lhs = *product.operands[0];
+  const Expr &rhs = *product.operands[1];
+  if (&product != stagedStore) {
+    diags.report(DiagID::err_sema_unsupported, lhs.loc, "a transposed register left operand here",
+                 "its product is added into a global every stage, as the whole value of a '+=' "
+                 "store in 'compute' ('G[...] += x.T @ k')");
+    return std::nullopt;
+  }
+  // The right operand holds the contraction, the block's rows: each warpgroup's copy of a
+  // per-warpgroup tile, 64 rows of it.
+  const bool rhsTransposed = rhs.kind == Expr::Kind::Member;
+  const Expr &rhsBase = rhsTransposed ? *rhs.operands[0] : rhs;
+  auto wt = rhsBase.kind == Expr::Kind::Name ? warpgroupTileIndex.find(rhsBase.text)
+                                             : warpgroupTileIndex.end();
+  if (wt == warpgroupTileIndex.end() || rhsTransposed ||
+      kernel.warpgroupTiles[wt->second].rows != 64) {
+    diags.report(DiagID::err_sema_unsupported, rhs.loc,
+                 "this right operand of a transposed register left operand",
+                 "the product contracts over the block's rows, so its right operand is a "
+                 "per-warpgroup tile ('per: consumer_warpgroup') of 64 rows, not transposed");
+    return std::nullopt;
+  }
+  const ir::WarpgroupTile &b = kernel.warpgroupTiles[wt->second];
+  if (b.dtype != spec::DType::BF16 && b.dtype != spec::DType::F16) {
+    diags.report(DiagID::err_sema_dtype, rhs.loc, "the right operand of a staged product",
+                 "bf16 or f16", spelling(b.dtype));
+    return std::nullopt;
+  }
+  auto x = lowerValue(*lhs.operands[0], ops);
+  if (!x)
+    return std::nullopt;
+  if (!x->hasRows || !x->hasCols || x->boolean) {
+    diags.report(DiagID::err_sema_value_kind, lhs.loc, "the left operand of '@'", "a tile",
+                 describe(*x));
+    return std::nullopt;
+  }
+  unsigned index = 0;
+  if (x->e.kind == ir::Elementwise::Kind::Value) {
+    index = x->e.value;
+  } else {
+    index = newTemporary(*x, lhs.loc);
+    ir::ProgramOp assign;
+    assign.kind = ir::ProgramOp::Kind::Assign;
+    assign.dst = index;
+    assign.expr = std::move(x->e);
+    assign.loc = lhs.loc;
+    ops.push_back(std::move(assign));
+  }
+  if (program.values[index].stageRows) {
+    diags.report(DiagID::err_sema_unsupported, lhs.loc, "a staged product's result as an operand",
+                 "it is added into a global only");
+    return std::nullopt;
+  }
+  // The result's rows are x's columns, 64 a warpgroup; where they are fewer than the
+  // warpgroups' rows, the warpgroups split its columns too.
+  const int64_t rows = x->cols, cols = b.cols;
+  const int wgs = kernel.consumerWarpgroups;
+  ir::Parts parts;
+  if (rows % 64 != 0 || wgs % (rows / 64) != 0) {
+    diags.report(DiagID::err_sema_shape, lhs.loc, "the transposed register left operand of '@'",
+                 fmt::format("{} columns", rows),
+                 fmt::format("64 columns times a divisor of the {} consumer warpgroups", wgs));
+    return std::nullopt;
+  }
+  parts.rows = static_cast<int>(rows / 64);
+  parts.cols = wgs / parts.rows;
+  if (cols % parts.cols != 0 || (cols / parts.cols) % 16 != 0) {
+    diags.report(DiagID::err_sema_shape, rhs.loc, "the staged product's columns",
+                 fmt::format("{} columns in {} parts (one a warpgroup)", cols, parts.cols),
+                 "parts of a multiple of 16 columns");
+    return std::nullopt;
+  }
+  if (!arch.hasWgmma) {
+    diags.report(DiagID::err_arch_lacks_op, product.loc, "a matrix product", "wgmma",
+                 arch.name.str(), archListWith([](const ArchInfo &a) { return a.hasWgmma; }));
+    return std::nullopt;
+  }
+  ir::ProgramOp op;
+  op.kind = ir::ProgramOp::Kind::Mma;
+  op.loc = product.loc;
+  op.a.where = ir::MmaOperand::Where::Register;
+  op.a.index = index;
+  op.a.transposed = true;
+  op.a.staging = static_cast<unsigned>(kernel.operandStagings.size());
+  kernel.operandStagings.push_back(
+      ir::OperandStaging{fmt::format("tkc_op{}", kernel.operandStagings.size()), b.dtype, rows});
+  op.b.where = ir::MmaOperand::Where::Warpgroup;
+  op.b.index = wt->second;
+  Typed result;
+  result.hasRows = result.hasCols = true;
+  result.rows = rows;
+  result.cols = cols;
+  op.dst = newTemporary(result, product.loc);
+  program.values[op.dst].stageRows = parts;
   unsigned dst = op.dst;
   ops.push_back(std::move(op));
   return typedValue(dst);

@@ -505,7 +505,12 @@ std::optional<ir::IndexExpr> Lowering::lowerSizeExpr(const Expr &expr) {
 void Lowering::declareRequirements() {
   if (!spec.requirements)
     return;
-  std::function<void(const Expr &)> add = [&](const Expr &expr) {
+  std::function<void(const Expr &)> add = [&](const Expr &written) {
+    // `X if c else Y`: the relation of this instantiation.
+    const Expr *chosen = chooseBranch(written);
+    if (!chosen)
+      return;
+    const Expr &expr = *chosen;
     if (expr.kind == Expr::Kind::Binary && expr.text == "and") {
       add(*expr.operands[0]);
       add(*expr.operands[1]);

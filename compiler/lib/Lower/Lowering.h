@@ -302,6 +302,13 @@ private:
   /// `a @ b` into `into` (a new temporary when none), accumulating or not.
   std::optional<Typed> lowerProduct(const Expr &product, std::vector<ir::ProgramOp> &ops,
                                     std::optional<unsigned> into, bool accumulate);
+  /// `x.T @ k`, x a register tile (the `+=` store `stagedStore` in compute): x staged in
+  /// shared memory, the product contracting over the block's rows; its result's rows are x's
+  /// columns (RegValue::stageRows).
+  std::optional<Typed> lowerStagedProduct(const Expr &product, std::vector<ir::ProgramOp> &ops);
+  /// The value of the `+=` store in compute being lowered, when it is a product: the one
+  /// place a transposed register left operand is accepted.
+  const Expr *stagedStore = nullptr;
 
   //===--------------------------------------------------------------------===//
   // Statements.cpp: assignments, added globals, warpgroup tile loads, stores

@@ -332,7 +332,13 @@ void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::Program
     unsupported(statement, currentBody, "store with '=' or add into a global with '+='");
     return;
   }
-  auto value = lowerValue(*statement.value, ops);
+  // `G[...] += x.T @ k` in compute: the one place a register tile is staged for a product.
+  const Expr &stored = *statement.value;
+  const bool stagedProduct =
+      inCompute && statement.op == "+=" && stored.kind == Expr::Kind::Binary && stored.text == "@";
+  stagedStore = stagedProduct ? &stored : nullptr;
+  auto value = lowerValue(stored, ops);
+  stagedStore = nullptr;
   if (!value)
     return;
   if (!value->hasRows || value->boolean) {
@@ -413,9 +419,13 @@ void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::Program
       }
       // Its own staging tile, each stage's written once the previous stage's store has read
       // it.
+      // A staged product's result is stored by each warpgroup's part (RegValue::stageRows).
+      int64_t stagedCols = value->cols;
+      if (op.expr.kind == ir::Elementwise::Kind::Value)
+        stagedCols = program.values[op.expr.value].warpgroupCols();
       op.tile = static_cast<unsigned>(kernel.stagingTiles.size());
       kernel.stagingTiles.push_back(ir::StagingTile{
-          fmt::format("tkc_out{}", kernel.stagingTiles.size()), g.dtype, value->cols});
+          fmt::format("tkc_out{}", kernel.stagingTiles.size()), g.dtype, stagedCols});
       op.cols = value->cols;
       ops.push_back(std::move(op));
       return;

@@ -32,7 +32,8 @@
 // present columns a value back while a past column keeps the NaN).
 //
 // Values that live across stages, stores and loads of a bounded value, and
-// anything not understood keep the bound.
+// anything not understood keep the bound; so does every bound of a kernel with a staged
+// product (`x.T @ k`), which mixes the block's rows.
 //
 //===----------------------------------------------------------------------===//
 #include "tkc/Passes/Passes.h"
@@ -173,7 +174,10 @@ private:
       return true;
     }
     case OpKind::Mma: {
-      if (op.a.where == ir::MmaOperand::Where::Register && bounded(op.a.index)) {
+      // A staged operand's (transposed) columns are the result's rows, not contracted: its
+      // rows past the end are not stored.
+      if (op.a.where == ir::MmaOperand::Where::Register && !op.a.transposed &&
+          bounded(op.a.index)) {
         // The stage tile past N is zero-filled by its load, so a zero here
         // contracts to nothing.
         auto it = facts.find(op.a.index);
@@ -366,6 +370,10 @@ std::string storedRows(const ir::Kernel &k, const ir::Size &extent) {
 } // namespace
 
 bool dropMaskedBounds(ir::Kernel &kernel, DiagnosticEngine &) {
+  // A staged product contracts over the block's rows, so rows past the end are not only
+  // computed but read: the proof's premise does not hold.
+  if (!kernel.operandStagings.empty())
+    return true;
   // Before the loop tail is attached: the program's own bounds.
   for (const ir::ColumnBound &b : ir::columnBounds(kernel)) {
     std::string rows = storedRows(kernel, b.extent);

@@ -54,7 +54,8 @@ bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &) {
   ir::Program &program = kernel.program;
   std::vector<ir::ProgramOp> &ops = program.compute;
   auto product = std::find_if(ops.begin(), ops.end(), [](const ir::ProgramOp &op) {
-    return op.kind == ir::ProgramOp::Kind::Mma && op.a.where == ir::MmaOperand::Where::Register;
+    return op.kind == ir::ProgramOp::Kind::Mma && op.a.where == ir::MmaOperand::Where::Register &&
+           !op.a.transposed;
   });
   if (product == ops.end())
     return true;

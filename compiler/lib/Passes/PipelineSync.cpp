@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "tkc/Passes/Passes.h"
 
+#include <algorithm>
+
 #include "tkc/dsl/InternalError.h"
 
 namespace tkc {
@@ -95,9 +97,15 @@ bool planSynchronization(ir::Kernel &kernel, DiagnosticEngine &) {
   plan.finishBarrierIds.clear();
   for (int wg = 0; wg < kernel.consumerWarpgroups; ++wg)
     plan.finishBarrierIds.push_back(kFirstUserBarrier + wg);
-  TKC_INTERNAL_ASSERT(plan.finishBarrierIds.back() <= kLastUserBarrier,
+  plan.consumersBarrierId = 0;
+  if (!kernel.operandStagings.empty())
+    plan.consumersBarrierId = kFirstUserBarrier + kernel.consumerWarpgroups;
+  TKC_INTERNAL_ASSERT(std::max(plan.finishBarrierIds.back(), plan.consumersBarrierId) <=
+                          kLastUserBarrier,
                       "more finish barriers than named barrier ids");
-  plan.rowsFromEnd = alignRowsToEnd(kernel);
+  // A product staging a register operand meets every consumer warpgroup each stage: they all
+  // compute every stage of the task, none idle.
+  plan.rowsFromEnd = kernel.operandStagings.empty() && alignRowsToEnd(kernel);
   return true;
 }
 

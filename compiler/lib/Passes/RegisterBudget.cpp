@@ -73,10 +73,13 @@ bool checkRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
     diags.report(DiagID::note_register_value, t.loc, t.name, ir::stageReadRegisters(t),
                  "this warp's rows of each stage, live all compute long");
   }
-  for (const ir::ColumnRead &read : kernel.columnReads)
+  for (unsigned r : peak.columnReads) {
+    const ir::ColumnRead &read = kernel.columnReads[r];
     diags.report(DiagID::note_register_value, read.loc, read.text,
                  ir::columnReadRegisters(kernel, read),
-                 "this lane's columns of each stage, live all compute long");
+                 "this lane's columns of the stage, live from compute's first read of it to "
+                 "its last");
+  }
   for (unsigned v : temps)
     diags.report(DiagID::note_register_value, program.values[v].loc, program.values[v].name,
                  peak.cost[v], "a temporary still to be read there");

@@ -111,10 +111,20 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
 
   // A number read per task (TaskRead) holds one register; a stage tile read as numbers,
   // its warp's 16 rows in 16-bit registers all compute long (kept beside the state); a
-  // global read per column, the lane's quarter of the stage's columns (f32, or 16-bit pairs).
+  // global read per column, the lane's quarter of the stage's columns (f32, or 16-bit pairs),
+  // from compute's first op that reads it to its last.
   int state = static_cast<int>(kernel.taskReads.size());
-  for (const ir::ColumnRead &read : kernel.columnReads)
-    state += ir::columnReadRegisters(kernel, read);
+  std::vector<std::vector<unsigned>> columnReadsHeld(n);
+  std::vector<int> columnRegisters(n, 0);
+  for (unsigned r = 0; r < kernel.columnReads.size(); ++r) {
+    auto span = ir::columnReadSpan(program, r);
+    for (size_t s = 0; s < n && span; ++s)
+      if (steps[s].body == ir::Body::Compute && steps[s].index >= span->first &&
+          steps[s].index <= span->last) {
+        columnRegisters[s] += ir::columnReadRegisters(kernel, kernel.columnReads[r]);
+        columnReadsHeld[s].push_back(r);
+      }
+  }
   for (unsigned tile : ir::stageTilesRead(program))
     state += ir::stageReadRegisters(kernel.stageTiles[tile]);
   for (size_t v = 0; v < nValues; ++v)
@@ -167,8 +177,9 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
         both[v] = before[v] || after[v];
       at = &both;
       regs = sum(both, nullptr);
+      // A staged (transposed) operand is stored to shared memory from its f32 tile.
       for (const ir::MmaOperand *o : {&op.a, &op.b})
-        if (o->where == ir::MmaOperand::Where::Register && after[o->index])
+        if (o->where == ir::MmaOperand::Where::Register && !o->transposed && after[o->index])
           copies += bf16Copy(o->index);
       break;
     default:
@@ -178,7 +189,7 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
       regs = sum(both, nullptr);
       break;
     }
-    regs += copies;
+    regs += copies + columnRegisters[s];
     if (regs + state > peak.registers || !peak.op) {
       peak.registers = regs + state;
       peak.op = &op;
@@ -186,6 +197,7 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
       peak.live.clear();
       sum(*at, &peak.live);
       peak.held = copies;
+      peak.columnReads = columnReadsHeld[s];
     }
   }
   for (size_t v = 0; v < nValues; ++v)

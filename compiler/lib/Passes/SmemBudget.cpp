@@ -55,6 +55,11 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   int stagingBytes = 0;
   for (const ir::StagingTile &tile : kernel.stagingTiles)
     stagingBytes += padded(tile.bytes() * kernel.consumerWarpgroups);
+  // A transposed register operand is staged once per ring slot (OperandStaging), so that a
+  // stage writes where no warpgroup still reads: its bytes grow with the stages.
+  plan.operandStagingBytes = 0;
+  for (const ir::OperandStaging &tile : kernel.operandStagings)
+    plan.operandStagingBytes += padded(tile.bytes() * kernel.consumerWarpgroups);
   plan.setupBuffers = 1;
   plan.scratchBytes = padded(warpgroupTileBytes) + stagingBytes;
   // The finish stages a stored tile in bf16 for the TMA store, unless a
@@ -86,14 +91,28 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
                      padded(kernel.stagingTiles[op.tile].bytes() * kernel.consumerWarpgroups),
                      fmt::format("one copy for each of {} warpgroups", kernel.consumerWarpgroups));
   };
+  auto noteOperands = [&](int stages) {
+    for (const ir::ProgramOp &op : kernel.program.compute)
+      if (op.kind == ir::ProgramOp::Kind::Mma && op.a.where == ir::MmaOperand::Where::Register &&
+          op.a.transposed)
+        diags.report(DiagID::note_smem_buffer, op.loc,
+                     "staging of '" + kernel.program.values[op.a.index].name + "' for the product",
+                     int64_t{stages} * padded(kernel.operandStagings[op.a.staging].bytes() *
+                                              kernel.consumerWarpgroups),
+                     fmt::format("one copy for each of {} warpgroups and {} stages",
+                                 kernel.consumerWarpgroups, stages));
+  };
   auto noteFinish = [&](const char *how) {
     if (plan.finishBytes)
       diags.report(DiagID::note_smem_buffer, finishLoc, finishWhat, plan.finishBytes, how);
   };
 
   int budget = static_cast<int>(kernel.arch->maxSharedBytesPerBlock) - kReservedBytes;
+  auto scratchFor = [&](int stages) {
+    return plan.scratchBytes + stages * plan.operandStagingBytes;
+  };
   auto fits = [&](int stages) {
-    Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, plan.scratchBytes, budget);
+    Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, scratchFor(stages), budget);
     return l.stagesEnd <= budget && l.safeStages >= 1;
   };
 
@@ -122,8 +141,8 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
     if (stages > kMaxStages || !fits(stages)) {
       SourceLoc loc = kernel.requestedStages->loc;
       int64_t needed =
-          plan.scratchBytes + std::max<int64_t>(int64_t{stages} * plan.stageBytes,
-                                                int64_t{plan.stageBytes} + plan.finishBytes);
+          scratchFor(stages) + std::max<int64_t>(int64_t{stages} * plan.stageBytes,
+                                                 int64_t{plan.stageBytes} + plan.finishBytes);
       diags.report(DiagID::err_smem_budget, loc, needed, budget, kernel.arch->name.str());
       for (const ir::Load &load : kernel.loads) {
         const ir::StageTile &tile = kernel.stageTiles[load.tile];
@@ -132,6 +151,7 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
                      fmt::format("{} stages of {} bytes", stages, padded(tile.bytes())));
       }
       noteScratch();
+      noteOperands(stages);
       noteFinish("may alias the last stages");
       return false;
     }
@@ -142,7 +162,7 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
     if (!stages) {
       SourceLoc loc = kernel.loads.empty() ? finishLoc : kernel.loads.front().loc;
       diags.report(DiagID::err_smem_budget, loc,
-                   int64_t{plan.scratchBytes} + plan.stageBytes + plan.finishBytes, budget,
+                   int64_t{scratchFor(1)} + plan.stageBytes + plan.finishBytes, budget,
                    kernel.arch->name.str());
       for (const ir::Load &load : kernel.loads) {
         const ir::StageTile &tile = kernel.stageTiles[load.tile];
@@ -150,10 +170,12 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
                      "one stage");
       }
       noteScratch();
+      noteOperands(1);
       noteFinish("at least one stage must lie before it");
       return false;
     }
   }
+  plan.scratchBytes = scratchFor(stages);
   Layout l = layoutFor(stages, plan.stageBytes, plan.finishBytes, plan.scratchBytes, budget);
   plan.stages = stages;
   // The split stages are held to the task's end, so the ring must have room for them; and the

@@ -146,8 +146,9 @@ struct TaskRead {
 };
 
 /// `G[..., j]` read as numbers in compute, its last index the loop's: one value per column of
-/// the stage's tiles (a per-key vector), read from global memory where an element needs it
-/// (cached in L1: every warp of the block reads the same), 0 past the end.
+/// the stage's tiles (a per-key vector), the lane's columns loaded from global memory before
+/// compute's first op that reads it (cached in L1: every warp of the block reads the same),
+/// 0 past the end.
 struct ColumnRead {
   unsigned global = 0;
   std::vector<Coord> coords;
@@ -193,11 +194,31 @@ struct StagingTile {
 /// column c is position `var * step + c` of a dimension of extent `extent`.
 /// Columns at or past the extent are absent: reductions skip them and a
 /// matrix product contracts over zeros there.
+/// The shared tile a transposed register left operand (`x.T @ k`) is staged in every stage:
+/// one per consumer warpgroup (its 64 rows of x, in the product's 16-bit type) and per
+/// stage-ring slot, so that a stage writes where no warpgroup still reads. The product
+/// contracts over the block's rows, every warpgroup's copy, so the consumer warpgroups meet
+/// at a barrier between the writes and the product.
+struct OperandStaging {
+  std::string name;
+  DType dtype;
+  int64_t cols = 0;
+  int64_t bytes() const { return 64 * cols * dtypeBytes(dtype); }
+};
+
 struct ColumnBound {
   Size extent;
   std::string var;
   int64_t step = 0;
   friend bool operator==(const ColumnBound &, const ColumnBound &) = default;
+};
+
+/// How the warpgroups hold a value whose rows are the stage's (StageRows): `rows` x `cols`
+/// blocks of it, each 64 rows by `cols` of the value's columns, warpgroup w the block
+/// (w / cols, w % cols).
+struct Parts {
+  int rows = 1, cols = 1;
+  friend bool operator==(const Parts &, const Parts &) = default;
 };
 
 struct RegValue {
@@ -212,7 +233,13 @@ struct RegValue {
   /// (partial-row-sums).
   bool laneShares = false;
   std::optional<ColumnBound> bound;
+  /// Set for a value whose rows are not the block's but the columns of the register value a
+  /// transposed product staged (`x.T @ k`: the stage's rows); the warpgroups hold it in
+  /// these parts. Its one use is a `+=` store in compute.
+  std::optional<Parts> stageRows;
   SourceLoc loc;
+  /// Columns one warpgroup holds.
+  int64_t warpgroupCols() const { return stageRows ? cols / stageRows->cols : cols; }
 };
 
 /// Operators of the tile language's elementwise expressions.
@@ -295,11 +322,13 @@ struct Elementwise {
   bool isUnary(UnaryOp op) const { return kind == Kind::Unary && unary == op; }
 };
 
-/// An operand of a matrix product.
+/// An operand of a matrix product. A transposed register operand is staged in shared memory
+/// first (an OperandStaging: `staging`).
 struct MmaOperand {
   enum class Where { Stage, Warpgroup, Register } where = Where::Stage;
   unsigned index = 0; ///< into stageTiles, warpgroupTiles or Program::values
   bool transposed = false;
+  unsigned staging = 0; ///< a transposed register operand: into Kernel::operandStagings
 };
 
 struct Kernel;
@@ -496,9 +525,13 @@ struct Plan {
   int producerArrivals = 0, consumerArrivals = 0;
   int expectBytes = 0;               ///< bytes the producer arms per stage
   std::vector<int> finishBarrierIds; ///< one named barrier per consumer warpgroup
-  int scratchBytes = 0;              ///< warpgroup tiles, outside the stage ring
-  int setupBuffers = 0;              ///< warpgroup tile copies (2: loaded a task ahead)
-  int setupBytes = 0;                ///< bytes each warpgroup's setup loads arm
+  /// A named barrier of every consumer thread (0: none): a product staging a register operand
+  /// waits at it for every warpgroup's copy (OperandStaging).
+  int consumersBarrierId = 0;
+  int operandStagingBytes = 0; ///< the operand stagings of one ring slot (in scratch)
+  int scratchBytes = 0;        ///< warpgroup tiles, outside the stage ring
+  int setupBuffers = 0;        ///< warpgroup tile copies (2: loaded a task ahead)
+  int setupBytes = 0;          ///< bytes each warpgroup's setup loads arm
   /// The loop stops at the task's rows (LoopBound::stopVar), and the tasks of
   /// that index end at its size: the last task is whole and the first takes
   /// the 64-row blocks left over, its leading warpgroups lying before row 0
@@ -572,7 +605,8 @@ struct Kernel {
 
   std::vector<Load> loads;
   std::vector<WarpgroupTile> warpgroupTiles;
-  std::vector<StagingTile> stagingTiles; ///< stores in compute (StoreTile there)
+  std::vector<StagingTile> stagingTiles;       ///< stores in compute (StoreTile there)
+  std::vector<OperandStaging> operandStagings; ///< transposed register operands (compute)
   std::optional<Sequences> sequences;
   LoopBound loopBound;
   std::optional<LoopTail> loopTail;
@@ -595,12 +629,21 @@ struct Kernel {
 /// its description cannot disagree.
 std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
 
-/// 32-bit registers each consumer thread holds all compute long for a stage tile read as
-/// numbers (its warp's 16 rows in 16-bit pairs) and for a global read per column (the
-/// lane's quarter of the stage's columns: f32, or 16-bit pairs). Shared by the register
-/// model and its notes.
+/// 32-bit registers each consumer thread holds for a stage tile read as numbers (its warp's
+/// 16 rows in 16-bit pairs, all compute long) and for a global read per column (the lane's
+/// quarter of the stage's columns, f32 or 16-bit pairs, from compute's first reader to its
+/// last). Shared by the register model and its notes.
 int stageReadRegisters(const StageTile &tile);
 int columnReadRegisters(const Kernel &kernel, const ColumnRead &read);
+
+/// Where compute holds the global read per column `read` (Kernel::columnReads): loaded before
+/// op `first` (the product before its first reader, so that the load runs under it, or that
+/// reader) and read last by op `last`; none when compute does not read it. Shared by the
+/// register model and the emitter.
+struct OpSpan {
+  size_t first = 0, last = 0;
+};
+std::optional<OpSpan> columnReadSpan(const Program &program, unsigned read);
 
 /// The stage tiles compute reads as numbers (StageRead), in order.
 std::vector<unsigned> stageTilesRead(const Program &program);

@@ -83,6 +83,9 @@ struct RegisterPeak {
   ir::Body body = ir::Body::Setup;
   std::vector<unsigned> live; ///< the temporaries live at `op`
   std::vector<int> cost;      ///< registers per thread, per value
+  /// The globals read per column (Kernel::columnReads) held at `op`: from compute's first op
+  /// that reads one to its last.
+  std::vector<unsigned> columnReads;
 };
 RegisterPeak peakLiveRegisters(const ir::Kernel &kernel);
 /// The registers a consumer thread needs beside its live values (the target's Tuning).

@@ -1,0 +1,160 @@
+"""GPU checks of the attention backward (kernels-spec/attention_bwd.yaml).
+
+Every instantiation (D 64/128, causal or not, grouped-query heads or not) at N from 1 to
+8191, H / H_kv in {1, 4, 8}, the default scale and another: dQ, dK and dV against fp32
+torch autograd of the same attention, given the reference's L and Delta = rowsum(dO * O).
+dK and dV (and the f32 dK, dV of the grouped kernels) are poisoned with NaN where the
+kernel stores them; dQ, which the kernel adds into, starts at zero, so a tile it never
+reaches shows as a relative error of 1. Each gradient's relative error (Frobenius) must be
+at most 1e-2 (over at least an RMS of 1e-3: at N = 1 the exact dQ and dK are zero), with
+no NaN. The reference runs in fp32 with TF32 off.
+
+Run on a machine with an sm_90a GPU: python3 python/gpu_tests/test_attention_bwd.py
+"""
+
+import argparse
+import sys
+import time
+import unittest
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+BWD = ROOT / "kernels-spec" / "attention_bwd.yaml"
+
+N_VALUES = (1, 17, 100, 191, 193, 1000, 4096, 8191)
+QUICK_N_VALUES = (1, 17, 193, 1000)
+REL_FRO = 1e-2
+
+
+class Results:
+    def __init__(self):
+        self.failed = []
+        self.count = 0
+
+    def report(self, ok, text):
+        self.count += 1
+        if not ok:
+            self.failed.append(text)
+        print("%s %s" % ("ok  " if ok else "FAIL", text), flush=True)
+
+
+def reference(Q, K, V, dO, scale, causal):
+    """(O, L, dQ, dK, dV) in fp32 by autograd: Q, dO [B, H, N, D], K, V [B, H_kv, N, D];
+    query head h reads key/value head h / (H / H_kv)."""
+    H, H_kv, N = Q.shape[1], K.shape[1], Q.shape[2]
+    q, k, v = (t.float().requires_grad_() for t in (Q, K, V))
+    kk = k.repeat_interleave(H // H_kv, dim=1)
+    vv = v.repeat_interleave(H // H_kv, dim=1)
+    S = torch.matmul(q, kk.transpose(-1, -2)) * scale
+    if causal:
+        hidden = torch.ones(N, N, dtype=torch.bool, device=Q.device).triu(1)
+        S = S.masked_fill(hidden, float("-inf"))
+    L = torch.logsumexp(S, dim=-1)
+    O = torch.matmul(torch.exp(S - L[..., None]), vv)
+    O.backward(dO.float())
+    return O.detach(), L.detach(), q.grad, k.grad, v.grad
+
+
+def rel(x, ref):
+    """||x - ref|| / ||ref||, the denominator at least 1e-3 a element (RMS): at N = 1 the
+    exact dQ and dK are 0 (one key: dS = P (dP - Delta) = 0), and the kernel's are rounding."""
+    floor = 1e-3 * ref.numel() ** 0.5
+    return ((x.float() - ref).norm() / ref.norm().clamp_min(floor)).item()
+
+
+def check_case(results, kernel, B, H, H_kv, N, gen, scale=None):
+    D = int(kernel.params["D"])
+    causal = kernel.params["causal"] == "true"
+    gqa = kernel.params["gqa"] == "true"
+    given = {} if scale is None else {"scale": scale}
+    if scale is None:
+        scale = next(s.default for s in kernel.info.scalars if s.name == "scale")
+    Q = torch.randn(B, H, N, D, device="cuda", generator=gen).bfloat16()
+    K = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
+    V = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
+    dO = torch.randn(B, H, N, D, device="cuda", generator=gen).bfloat16()
+    O_ref, L_ref, dQ_ref, dK_ref, dV_ref = reference(Q, K, V, dO, scale, causal)
+    Delta = (dO.float() * O_ref).sum(-1)
+    dQ = torch.zeros(B, H, N, D, device="cuda", dtype=torch.float32)
+    kv_dtype = torch.float32 if gqa else torch.bfloat16
+    # The grouped kernels add into dK and dV: zeros there; NaN where they are stored.
+    fill = 0.0 if gqa else float("nan")
+    dK = torch.full((B, H_kv, N, D), fill, device="cuda", dtype=kv_dtype)
+    dV = torch.full((B, H_kv, N, D), fill, device="cuda", dtype=kv_dtype)
+    what = "%s B=%d H=%d H_kv=%d N=%d scale=%.4g" % (kernel.name, B, H, H_kv, N, scale)
+    try:
+        kernel(Q, K, V, dO, L_ref, Delta, out=(dQ, dK, dV), **given)
+        torch.cuda.synchronize()
+    except Exception as e:  # a refusal or a crash is a failure of this case
+        results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
+        return
+    nans = sum(torch.isnan(t).sum().item() for t in (dQ, dK, dV))
+    errs = [rel(dQ, dQ_ref), rel(dK, dK_ref), rel(dV, dV_ref)]
+    ok = nans == 0 and all(e <= REL_FRO for e in errs)
+    results.report(ok, "%s: rel_fro dQ=%.2e dK=%.2e dV=%.2e NaN=%d" % (what, *errs, nans))
+
+
+def check_refusals(results, module, gen):
+    """The plain kernels refuse H_kv != H (they store dK and dV per head)."""
+    for kernel in module.kernels.values():
+        if kernel.params["gqa"] == "true":
+            continue
+        D = int(kernel.params["D"])
+        Q = torch.zeros(1, 4, 64, D, device="cuda", dtype=torch.bfloat16)
+        K = torch.zeros(1, 2, 64, D, device="cuda", dtype=torch.bfloat16)
+        L = torch.zeros(1, 4, 64, device="cuda")
+        dQ = torch.zeros(1, 4, 64, D, device="cuda")
+        try:
+            kernel(Q, K, K, Q, L, L, out=(dQ, K.clone(), K.clone()))
+            torch.cuda.synchronize()
+            results.report(False, "%s: H = 4, H_kv = 2 was not refused" % kernel.name)
+        except Exception as e:
+            results.report("requires H == H_kv" in str(e),
+                           "%s: H = 4, H_kv = 2 refused: %s" % (kernel.name, e))
+
+
+def run_all(quick=False, seed=2025):
+    import tkc
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    print("%s, torch %s" % (torch.cuda.get_device_name(), torch.__version__), flush=True)
+    results = Results()
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    start = time.monotonic()
+    module = tkc.load(BWD)
+    print("load: %d kernels, %.1f s" % (len(module.kernels), time.monotonic() - start), flush=True)
+    n_values = QUICK_N_VALUES if quick else N_VALUES
+    for kernel in module.kernels.values():
+        gqa = kernel.params["gqa"] == "true"
+        for N in n_values:
+            B = 2 if N <= 1000 else 1
+            groups = (4, 8) if gqa else (1,)
+            for group in groups:
+                H_kv = 1 if N >= 4096 else 2
+                check_case(results, kernel, B, H_kv * group, H_kv, N, gen)
+        # A scale other than the default reaches the kernel.
+        check_case(results, kernel, 1, 4 if gqa else 2, 1 if gqa else 2, 193, gen, scale=0.3)
+    check_refusals(results, module, gen)
+    print("attention_bwd: %d passed, %d failed" % (results.count - len(results.failed),
+                                                    len(results.failed)), flush=True)
+    return results.failed
+
+
+class AttentionBackwardOnGpu(unittest.TestCase):
+    def test_every_case(self):
+        failed = run_all(quick=False)
+        self.assertEqual(failed, [], "\n".join(failed))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer sequence lengths")
+    ap.add_argument("--seed", type=int, default=2025)
+    args = ap.parse_args()
+    return 1 if run_all(args.quick, args.seed) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
