@@ -10,8 +10,8 @@ Configurations: batch x sequence length = 16384 tokens, hidden 2048, so H = 2048
 heads, N in 1024 ... 16384, B = 16384 / N, causal and not. Backward FLOPs = 2.5 x the
 forward's 4 B H N^2 D (half for causal).
 
-Ours is the whole backward a training step runs: dQ zeroed, Delta = rowsum(dO * O) (torch),
-the kernel, dQ converted to bf16. With --kernel-only, the kernel and dQ's zeroing alone. A
+Ours is the whole backward a training step runs: Delta = rowsum(dO * O)
+(attention_bwd_delta.yaml), dQ zeroed, the kernel, dQ converted to bf16. With --kernel-only, the kernel and dQ's zeroing alone. A
 baseline's is torch.autograd.grad of SDPA's output with that backend, given dO (its forward
 is run once, outside the timing). O and L for ours come from the fp32 reference of the same
 inputs; every point first checks our dQ, dK, dV against the baseline's (relative Frobenius
@@ -94,6 +94,8 @@ def main():
     torch.manual_seed(20261128)
     flush = l2_flusher() if args.cold_l2 else None
     module = tkc.load(ROOT / "kernels-spec" / "attention_bwd.yaml")
+    deltas = {int(k.params["D"]): k
+              for k in tkc.load(ROOT / "kernels-spec" / "attention_bwd_delta.yaml").kernels.values()}
     kernels = {(int(k.params["D"]), k.params["causal"] == "true"): k
                for k in module.kernels.values() if k.params["gqa"] == "false"}
     backends = {"cudnn": ("SDPA cuDNN backward", SDPBackend.CUDNN_ATTENTION),
@@ -127,7 +129,12 @@ def main():
                     grads = torch.autograd.grad(out, (q, k, v), dO, retain_graph=True)
                     if O is None:
                         O = out.detach()
-                        Delta = (dO.float() * O.float()).sum(-1)
+                        Delta = torch.empty(B, H, N, device="cuda", dtype=torch.float32)
+                        delta = deltas[D]
+                        delta_named = dict(O=O, dO=dO, Delta=Delta)
+                        delta_pointers = [delta_named[a.name].data_ptr()
+                                          for a in delta.info.arguments]
+                        delta_sizes = [{"B": B, "H": H, "N": N}[s] for s in delta.info.sizes]
                         named = dict(Q=Q, K=K, V=V, dO=dO, L=L, Delta=Delta, dQ=dQ, dK=dK, dV=dV)
                         pointers = [named[a.name].data_ptr() for a in kernel.info.arguments]
                         sizes = [{"B": B, "H": H, "N": N, "H_kv": H}[s]
@@ -139,7 +146,7 @@ def main():
                         kernel.launch(args_named["pointers"], args_named["sizes"], stream, [scale])
 
                     def ours_all():
-                        torch.sum(dO.float() * O.float(), -1, out=Delta)
+                        delta.launch(delta_pointers, delta_sizes, stream, [])
                         ours_kernel()
                         return dQ.to(torch.bfloat16)
 

@@ -1,4 +1,5 @@
-"""GPU checks of the attention backward (kernels-spec/attention_bwd.yaml).
+"""GPU checks of the attention backward (kernels-spec/attention_bwd.yaml and its
+preprocessing, attention_bwd_delta.yaml).
 
 Every instantiation (D 64/128, causal or not, grouped-query heads or not) at N from 1 to
 8191, H / H_kv in {1, 4, 8}, the default scale and another: dQ, dK and dV against fp32
@@ -7,9 +8,11 @@ dK and dV (and the f32 dK, dV of the grouped kernels) are poisoned with NaN wher
 kernel stores them; dQ, which the kernel adds into, starts at zero, so a tile it never
 reaches shows as a relative error of 1. Each gradient's relative error (Frobenius) must be
 at most 1e-2 (over at least an RMS of 1e-3: at N = 1 the exact dQ and dK are zero), with
-no NaN. The reference runs in fp32 with TF32 off.
+no NaN. The reference runs in fp32 with TF32 off. Delta from attention_bwd_delta.yaml
+(poisoned) against rowsum(dO * O) in fp32: at most 1e-4 * D off.
 
 Run on a machine with an sm_90a GPU: python3 python/gpu_tests/test_attention_bwd.py
+(--one-each: one case a kernel, N = 193, to run under compute-sanitizer).
 """
 
 import argparse
@@ -22,6 +25,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[2]
 BWD = ROOT / "kernels-spec" / "attention_bwd.yaml"
+DELTA = ROOT / "kernels-spec" / "attention_bwd_delta.yaml"
 
 N_VALUES = (1, 17, 100, 191, 193, 1000, 4096, 8191)
 QUICK_N_VALUES = (1, 17, 193, 1000)
@@ -96,6 +100,30 @@ def check_case(results, kernel, B, H, H_kv, N, gen, scale=None):
     results.report(ok, "%s: rel_fro dQ=%.2e dK=%.2e dV=%.2e NaN=%d" % (what, *errs, nans))
 
 
+def check_delta(results, n_values, gen):
+    """attention_bwd_delta.yaml: Delta = rowsum(dO * O) against fp32 torch, Delta poisoned."""
+    import tkc
+    for kernel in tkc.load(DELTA).kernels.values():
+        D = int(kernel.params["D"])
+        for N in n_values:
+            B, H = (2, 3) if N <= 1000 else (1, 2)
+            O, dO = (torch.randn(B, H, N, D, device="cuda", generator=gen).bfloat16()
+                     for _ in range(2))
+            Delta = torch.full((B, H, N), float("nan"), device="cuda")
+            what = "%s B=%d H=%d N=%d" % (kernel.name, B, H, N)
+            try:
+                kernel(O, dO, out=Delta)
+                torch.cuda.synchronize()
+            except Exception as e:
+                results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
+                continue
+            ref = (dO.float() * O.float()).sum(-1)
+            err = (Delta - ref).abs().max().item()
+            nans = torch.isnan(Delta).sum().item()
+            results.report(nans == 0 and err <= 1e-4 * D,
+                           "%s: max_abs=%.2e NaN=%d" % (what, err, nans))
+
+
 def check_refusals(results, module, gen):
     """The plain kernels refuse H_kv != H (they store dK and dV per head)."""
     for kernel in module.kernels.values():
@@ -113,6 +141,17 @@ def check_refusals(results, module, gen):
         except Exception as e:
             results.report("requires H == H_kv" in str(e),
                            "%s: H = 4, H_kv = 2 refused: %s" % (kernel.name, e))
+
+
+def run_one_each(seed=3):
+    """One case a kernel (N = 193: two tasks a head), to run under compute-sanitizer."""
+    import tkc
+    results = Results()
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    for kernel in tkc.load(BWD).kernels.values():
+        gqa = kernel.params["gqa"] == "true"
+        check_case(results, kernel, 1, 4 if gqa else 2, 2, 193, gen)
+    return results.failed
 
 
 def run_all(quick=False, seed=2025):
@@ -137,6 +176,7 @@ def run_all(quick=False, seed=2025):
         # A scale other than the default reaches the kernel.
         check_case(results, kernel, 1, 4 if gqa else 2, 1 if gqa else 2, 193, gen, scale=0.3)
     check_refusals(results, module, gen)
+    check_delta(results, n_values, gen)
     print("attention_bwd: %d passed, %d failed" % (results.count - len(results.failed),
                                                     len(results.failed)), flush=True)
     return results.failed
@@ -152,7 +192,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer sequence lengths")
     ap.add_argument("--seed", type=int, default=2025)
+    ap.add_argument("--one-each", action="store_true",
+                    help="one case a kernel (N = 193), for compute-sanitizer")
     args = ap.parse_args()
+    if args.one_each:
+        return 1 if run_one_each() else 0
     return 1 if run_all(args.quick, args.seed) else 0
 
 

@@ -321,8 +321,8 @@ std::string KernelPrinter::deviceShift(const std::vector<ir::SizeTerm> &shift) c
 
 std::string KernelPrinter::loopStartElement(const std::string &rowOffset) const {
   const ir::LoopBound::Start &start = *k.loopBound.start;
-  return fmt::format("(double)((long long)args.common.{} * {}{}{}{}) - {} {} {}.0",
-                     k.loopBound.stopVar, k.loopBound.stopStep, rowOffset, minusLeadRows(),
+  return fmt::format("(double)((long long)args.common.{} * {}{}{}{}) - {} {} {}.0", start.var,
+                     start.step, rowOffset, start.var == k.loopBound.stopVar ? minusLeadRows() : "",
                      deviceShift(start.shift),
                      start.scalar.empty() ? fmt::format("{}.0", start.constant)
                                           : "(double)args.globals." + start.scalar,
@@ -644,6 +644,7 @@ void KernelPrinter::printCommonSetup() {
     w.line("}");
     printTileOfTask();
     w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
+    printWholeLoopStart();
     return;
   case ir::TaskOrder::Rotated:
     w.comment(fmt::format("Each round goes to the blocks shifted by one: were the count of "
@@ -654,11 +655,31 @@ void KernelPrinter::printCommonSetup() {
     printRotatedTask(total, "The last task index varies fastest: neighbouring blocks share "
                             "their loop's operands in L2.");
     w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
+    printWholeLoopStart();
     return;
   case ir::TaskOrder::ByLength:
     printTasksByLength();
     return;
   }
+}
+
+/// A loop over its whole size that starts at the task's rows (LoopBound::Start): the tiles
+/// before the start are not the task's; its last tile always is.
+void KernelPrinter::printWholeLoopStart() {
+  const auto &start = k.loopBound.start;
+  if (!start || !k.loopBound.stopVar.empty())
+    return;
+  w.comment(fmt::format("The task's rows need the elements of {} from row({}){} on (its "
+                        "first row's, the earliest): the loop begins at that element's tile, "
+                        "and keeps its last tile at least.",
+                        k.loop.size.str(), start->var, start->str()));
+  w.linef("const double first = {};", loopStartElement(""));
+  w.linef("const int tkc_first_tile = first > 0 ? static_cast<int>((long long)first / {}) : 0;",
+          k.loop.step);
+  w.linef("args.common.{}_start = tkc_first_tile < args.num_iters ? tkc_first_tile : "
+          "args.num_iters - 1;",
+          k.loop.name);
+  w.linef("args.num_iters -= args.common.{}_start;", k.loop.name);
 }
 
 /// The task of this round in rotated order (kittens::rotated_task) out of `total`, its indices

@@ -141,6 +141,7 @@ private:
   void printSequencedTask();
   /// `order`: a comment on the indices' order, printed before them (empty: none).
   void printRotatedTask(const std::string &total, const std::string &order);
+  void printWholeLoopStart();
   /// The register tile a tile store stores: its value, or `tkc_out` computed from its
   /// expression (printed here).
   std::string storedTile(const ir::ProgramOp &store);

@@ -837,8 +837,9 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
        << k.loopBound.stopVar << " + 1)" << sizeTermsText(k.loopBound.shift, spell)
        << (k.loopBound.perRow ? ", each consumer warpgroup after its own last row" : "") << "\n";
   if (const auto &start = k.loopBound.start)
-    os << "  loop " << k.loop.name << " starts at the tile of max(0, row(" << k.loopBound.stopVar
-       << ")" << start->str() << "), row() the task's first\n";
+    os << "  loop " << k.loop.name << " starts at the tile of max(0, row(" << start->var << ")"
+       << start->str() << "), row() the task's first"
+       << (k.loopBound.stopVar.empty() ? ", its last tile at the latest" : "") << "\n";
   if (const auto &tail = k.loopTail) {
     os << "  loop " << k.loop.name << " may end in tiles of " << tail->step << " (tail)\n";
     if (tail->kernel) {

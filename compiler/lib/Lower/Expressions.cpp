@@ -657,7 +657,9 @@ std::optional<ir::ColumnBound> Lowering::stageTileBound(unsigned tile, int dim) 
     const ir::StageTile &t = kernel.stageTiles[tile];
     int64_t span = dim == 0 ? t.rows : t.cols;
     const ir::Coord &c = load.coords[d];
-    if (g.dims[d].constant && c.var.empty() && *g.dims[d].constant >= span)
+    // A constant extent the tiles cover whole has no partial tile.
+    if (g.dims[d].constant &&
+        (c.var.empty() ? *g.dims[d].constant >= span : *g.dims[d].constant % span == 0))
       return std::nullopt;
     if (c.expr)
       return std::nullopt;

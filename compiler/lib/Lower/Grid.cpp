@@ -213,19 +213,26 @@ void Lowering::declareLoopStart(const spec::IterVar &var) {
   const Expr *chosen = chooseBranch(*var.extent); // `X if c else Y`, per instantiation
   if (!chosen)
     return;
+  // `0`: the loop starts at its first element, as without a start.
+  if (chosen->kind == Expr::Kind::Number && chosen->text == "0")
+    return;
   term(*chosen, 1);
   if (!ok || !row) {
     diags.report(DiagID::err_sema_loop_start_form, chosen->loc, what, "another expression");
     return;
   }
   const std::string &stop = kernel.loopBound.stopVar;
-  if (stop.empty() || !kernel.loopBound.perRow || row->text != stop) {
+  auto task =
+      llvm::find_if(kernel.tasks, [&](const ir::IterVar &t) { return t.name == row->text; });
+  if (stop.empty() ? task == kernel.tasks.end() : !kernel.loopBound.perRow || row->text != stop) {
     diags.report(DiagID::err_sema_loop_start_stop, row->loc, what, row->text,
-                 stop.empty() ? std::string("runs over its whole size")
-                              : "stops at the rows of '" + stop + "'" +
+                 stop.empty() ? "'" + row->text + "' is not a task index"
+                              : "the loop stops at the rows of '" + stop + "'" +
                                     (kernel.loopBound.perRow ? "" : " as a whole"));
     return;
   }
+  start.var = task->name;
+  start.step = task->step;
   kernel.loopBound.start = start;
 }
 
@@ -256,6 +263,11 @@ void Lowering::declareLoopTail(const spec::IterVar &var) {
     diags.report(DiagID::err_sema_loop_tail_loop, var.name.loc, var.name.value,
                  kernel.loop.size.str(),
                  "this loop stops at the rows of '" + kernel.loopBound.stopVar + "'");
+    return;
+  }
+  if (const auto &start = kernel.loopBound.start) {
+    diags.report(DiagID::err_sema_loop_tail_loop, var.name.loc, var.name.value,
+                 kernel.loop.size.str(), "this loop starts at the rows of '" + start->var + "'");
     return;
   }
   kernel.loopTail = ir::LoopTail{*step, var.name.loc, nullptr};

@@ -269,10 +269,15 @@ void Lowering::lowerProgram() {
   program.setup.insert(program.setup.begin(), rowsLoads.begin(), rowsLoads.end());
   if (diags.getNumErrors() != errors)
     return;
-  bool hasMma = llvm::any_of(
-      program.compute, [](const ir::ProgramOp &op) { return op.kind == ir::ProgramOp::Kind::Mma; });
-  if (!hasMma)
-    diags.report(DiagID::err_sema_missing_mma,
+  // Compute consumes each stage: it multiplies a stage tile or reads one as numbers.
+  bool readsStage =
+      !ir::stageTilesRead(program).empty() ||
+      llvm::any_of(program.compute, [](const ir::ProgramOp &op) {
+        return op.kind == ir::ProgramOp::Kind::Mma && (op.a.where == ir::MmaOperand::Where::Stage ||
+                                                       op.b.where == ir::MmaOperand::Where::Stage);
+      });
+  if (!readsStage)
+    diags.report(DiagID::err_sema_compute_reads_no_stage,
                  spec.consumer.compute ? spec.consumer.compute->name.loc : spec.consumer.loc);
   auto isStore = [](const ir::ProgramOp &op) {
     return op.kind == ir::ProgramOp::Kind::StoreTile || op.kind == ir::ProgramOp::Kind::StoreRows;

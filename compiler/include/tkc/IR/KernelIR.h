@@ -437,10 +437,14 @@ struct LoopBound {
   /// up to itself only, so each consumer warpgroup also stops after its own
   /// last row (the producer still loads up to the task's).
   bool perRow = false;
-  /// Written `start: {LOOP: row(stopVar) + SHIFT - WINDOW + OFFSET}`: a task needs
+  /// Written `start: {LOOP: row(var) + SHIFT - WINDOW + OFFSET}`: a task needs
   /// the loop's elements from max(0, floor(first row + SHIFT - WINDOW + OFFSET)) on
-  /// only, so its loop begins at the tile holding that element.
+  /// only, so its loop begins at the tile holding that element. `var` is the index the loop
+  /// stops at, or, on a loop over its whole size, any task index (its loop then keeps at
+  /// least its last tile).
   struct Start {
+    std::string var;             ///< the task index whose rows it reads
+    int64_t step = 0;            ///< that index's step (its task's rows)
     std::string scalar;          ///< WINDOW as a launcher scalar, or empty
     int64_t constant = 0;        ///< WINDOW as an integer (when `scalar` is empty)
     int64_t offset = 0;          ///< OFFSET
