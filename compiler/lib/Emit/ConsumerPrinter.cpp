@@ -164,11 +164,11 @@ void KernelPrinter::printColumnReadsFor(const ir::ProgramOp &op) {
     const ir::ColumnRead &read = k.columnReads[r];
     const spec::DType dtype =
         k.globals[read.global].dtype == spec::DType::F32 ? spec::DType::F32 : spec::DType::BF16;
-    const auto [base, limit] = columnReadAccess(read);
     w.linef("{}<{}, {}>::row_vec tkc_cols{}; // '{}', this lane's columns of the stage",
             dtype == spec::DType::F32 ? "kittens::rt_fl" : "kittens::rt_bf", kWarpRows, k.loop.step,
             r, read.text);
-    w.linef("kittens::load_columns(tkc_cols{}, {}, {});", r, base, limit);
+    // A tail stage's columns lie where a full stage's do (the producer copied them there).
+    w.linef("kittens::load_columns(tkc_cols{0}, args.input.tkc_cols{0}, {1});", r, k.loop.step);
   }
 }
 

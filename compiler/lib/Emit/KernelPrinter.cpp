@@ -496,6 +496,10 @@ void KernelPrinter::printLayout() {
     auto input = w.scope("struct input_block", ";");
     for (const ir::Load &load : k.loads)
       w.linef("{0}_tile {0};", k.stageTiles[load.tile].name);
+    for (size_t r = 0; r < k.columnReads.size(); ++r)
+      w.linef("{} tkc_cols{}[{}]; // '{}' at the stage's columns (the producer's copy)",
+              kittensScalar(k.globals[k.columnReads[r].global].dtype), r, k.loop.step,
+              k.columnReads[r].text);
   }
   if (!k.warpgroupTiles.empty() || !k.stagingTiles.empty() || !k.operandStagings.empty()) {
     auto scratch = w.scope("struct scratch_block", ";");
@@ -598,10 +602,17 @@ void KernelPrinter::printBlockEntry() {
 
 void KernelPrinter::printStaticAsserts() {
   const ir::Plan &p = k.plan;
-  w.linef("static_assert(sizeof({}::layout::input_block) == {},", structName, p.expectBytes);
-  w.linef("              \"{}: one stage must hold exactly the {} bytes its TMA loads "
-          "deliver\");",
-          k.name, p.expectBytes);
+  if (k.columnReads.empty()) {
+    w.linef("static_assert(sizeof({}::layout::input_block) == {},", structName, p.expectBytes);
+    w.linef("              \"{}: one stage must hold exactly the {} bytes its TMA loads "
+            "deliver\");",
+            k.name, p.expectBytes);
+  } else {
+    w.linef("static_assert(sizeof({}::layout::input_block) == {},", structName, p.stageBytes);
+    w.linef("              \"{}: one stage must hold the {} bytes its TMA loads deliver and "
+            "the columns the producer copies, {} in all\");",
+            k.name, p.expectBytes, p.stageBytes);
+  }
   w.linef("static_assert(kittens::lcf::traits<{}>::SAFE_STAGES == {},", structName, p.safeStages);
   w.linef("              \"{}: tkc planned {} stages before the finish block\");", k.name,
           p.safeStages);
@@ -898,43 +909,69 @@ void KernelPrinter::printProducer() {
   w.linef("__device__ static void setup(kittens::lcf::producer_setup_args<{}> &) {{}}", structName);
   auto fn = w.scope(fmt::format(
       "__device__ static void load(kittens::lcf::producer_load_args<{}> &args)", structName));
-  auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
-  w.linef("kittens::expect_bytes(args.inputs_arrived, {});", k.plan.expectBytes);
-  if (const auto &tail = k.loopTail) {
-    w.comment(fmt::format("This stage's first element along {}: after the full stages come "
-                          "tail stages of {}, each loaded at the start of its slot (a full "
-                          "tile from there: the rest is not read).",
-                          k.loop.size.str(), tail->step));
-    w.linef("const int tkc_element = args.iter < args.globals.{}_full ? args.iter * {} : {};",
-            k.loop.name, k.loop.step, loopTailElement("args.iter", ""));
-    for (const ir::Load &load : k.loads)
-      w.linef("kittens::tma::load_async_at(args.input.{0}, args.globals.{1}, {2}, "
-              "args.inputs_arrived);",
-              k.stageTiles[load.tile].name, k.globals[load.global].name, elementCoord(load));
+  // This stage's position along the loop where a tail or the alternate order moves it; its
+  // first element.
+  auto printPosition = [&] {
+    if (const auto &tail = k.loopTail) {
+      w.comment(fmt::format("This stage's first element along {}: after the full stages come "
+                            "tail stages of {}, each loaded at the start of its slot (a full "
+                            "tile from there: the rest is not read).",
+                            k.loop.size.str(), tail->step));
+      w.linef("const int tkc_element = args.iter < args.globals.{}_full ? args.iter * {} : {};",
+              k.loop.name, k.loop.step, loopTailElement("args.iter", ""));
+    } else if (k.alternateLoop) {
+      w.comment(fmt::format("This stage's tile along {}: a block's odd tasks walk the loop "
+                            "backward, beginning on the tiles its previous task read last.",
+                            k.loop.size.str()));
+      w.linef("const int {} = kittens::alternating_iter(args.task_iter, args.num_iters, "
+              "args.iter);",
+              loopIndex());
+    }
+  };
+  const std::string first = k.loopTail
+                                ? "(long long)tkc_element"
+                                : fmt::format("(long long){} * {}", loopIndex(), k.loop.step);
+  {
+    auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+    w.linef("kittens::expect_bytes(args.inputs_arrived, {});", k.plan.expectBytes);
+    printPosition();
+    for (const ir::Load &load : k.loads) {
+      const ir::Global &g = k.globals[load.global];
+      bool sequenced = false;
+      for (size_t d = 0; d < g.dims.size(); ++d)
+        sequenced = sequenced || ir::alongSequences(k, g, d);
+      if (k.loopTail)
+        w.linef("kittens::tma::load_async_at(args.input.{0}, args.globals.{1}, {2}, "
+                "args.inputs_arrived);",
+                k.stageTiles[load.tile].name, g.name, elementCoord(load));
+      else if (sequenced)
+        w.linef("kittens::tma::load_async_at(args.input.{0}, args.globals.{1}, {2}, "
+                "args.inputs_arrived); // from the sequence's first element",
+                k.stageTiles[load.tile].name, g.name, elementCoord(load));
+      else
+        w.linef("kittens::tma::load_async(args.input.{0}, args.globals.{1}, {2}, "
+                "args.inputs_arrived);",
+                k.stageTiles[load.tile].name, g.name, tileCoord(load.coords));
+    }
+  }
+  if (k.columnReads.empty())
     return;
+  w.comment("The second warp copies the globals read per column at the stage's columns into the "
+            "stage (0 past the end: TMA cannot, their rows need not be 16-byte aligned); each "
+            "lane arrives once its stores are done.");
+  auto copier = w.scope("if (kittens::warpgroup::warpid() == 1)");
+  printPosition();
+  for (size_t r = 0; r < k.columnReads.size(); ++r) {
+    const auto [base, limit] = columnReadAccess(k.columnReads[r], first);
+    auto scope = w.scope("");
+    w.linef("const auto *tkc_src = {};", base);
+    w.linef("const int tkc_limit = {};", limit);
+    w.linef("for (int tkc_c = kittens::laneid(); tkc_c < {}; tkc_c += 32)", k.loop.step);
+    w.linef("  args.input.tkc_cols{0}[tkc_c] = tkc_c < tkc_limit ? tkc_src[tkc_c] : "
+            "static_cast<{1}>(0.0f);",
+            r, kittensScalar(k.globals[k.columnReads[r].global].dtype));
   }
-  if (k.alternateLoop) {
-    w.comment(fmt::format("This stage's tile along {}: a block's odd tasks walk the loop "
-                          "backward, beginning on the tiles its previous task read last.",
-                          k.loop.size.str()));
-    w.linef("const int {} = kittens::alternating_iter(args.task_iter, args.num_iters, "
-            "args.iter);",
-            loopIndex());
-  }
-  for (const ir::Load &load : k.loads) {
-    const ir::Global &g = k.globals[load.global];
-    bool sequenced = false;
-    for (size_t d = 0; d < g.dims.size(); ++d)
-      sequenced = sequenced || ir::alongSequences(k, g, d);
-    if (sequenced)
-      w.linef("kittens::tma::load_async_at(args.input.{0}, args.globals.{1}, {2}, "
-              "args.inputs_arrived); // from the sequence's first element",
-              k.stageTiles[load.tile].name, g.name, elementCoord(load));
-    else
-      w.linef("kittens::tma::load_async(args.input.{0}, args.globals.{1}, {2}, "
-              "args.inputs_arrived);",
-              k.stageTiles[load.tile].name, g.name, tileCoord(load.coords));
-  }
+  w.line("kittens::arrive(args.inputs_arrived);");
 }
 
 } // namespace tkc::emit

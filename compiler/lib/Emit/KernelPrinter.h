@@ -166,7 +166,8 @@ private:
   /// The consumer state's register holding task read `index` (Kernel::taskReads).
   std::string taskReadRef(unsigned index) const;
   void printTaskReads();
-  std::pair<std::string, std::string> columnReadAccess(const ir::ColumnRead &read) const;
+  std::pair<std::string, std::string> columnReadAccess(const ir::ColumnRead &read,
+                                                       const std::string &first) const;
   std::string elementwise(const ir::Elementwise &e) const;
   std::string taskInteger(const ir::Elementwise &e) const;
   std::string floatPosition(const ir::Elementwise &e) const;

@@ -89,10 +89,10 @@ std::string KernelPrinter::taskReadRef(unsigned index) const {
   return fmt::format("args.state.tkc_read{}", index);
 }
 
-/// A column read's (ir::ColumnRead) pointer to the stage's first column and the count of
-/// columns present from there.
+/// A column read's (ir::ColumnRead) pointer to the stage's first column, whose element along
+/// the loop is `first`, and the count of columns present from there.
 std::pair<std::string, std::string>
-KernelPrinter::columnReadAccess(const ir::ColumnRead &read) const {
+KernelPrinter::columnReadAccess(const ir::ColumnRead &read, const std::string &first) const {
   const ir::Global &g = k.globals[read.global];
   std::string offset = "0";
   for (size_t d = 0; d + 1 < read.coords.size(); ++d)
@@ -103,8 +103,6 @@ KernelPrinter::columnReadAccess(const ir::ColumnRead &read) const {
     offset = fmt::format("({}) * (long long){}", offset, sizeExpr(g.dims.back()));
   if (ir::alongSequences(k, g, g.dims.size() - 1))
     offset = fmt::format("{} + {}", offset, sequenceStart());
-  const std::string first = tailOf ? "(long long)tkc_element"
-                                   : fmt::format("(long long){} * {}", loopIndex(), k.loop.step);
   return {fmt::format("args.globals.{} + {} + {}", g.name, offset, first),
           fmt::format("static_cast<int>({} - {})", extentExpr(g.dims.back()), first)};
 }

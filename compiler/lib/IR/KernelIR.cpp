@@ -676,12 +676,6 @@ std::optional<OpSpan> columnReadSpan(const Program &program, unsigned read) {
         span = OpSpan{i, i};
       span->last = i;
     }
-  if (span)
-    for (size_t i = span->first; i-- > 0;)
-      if (program.compute[i].kind == ProgramOp::Kind::Mma) {
-        span->first = i;
-        break;
-      }
   return span;
 }
 
@@ -732,6 +726,10 @@ Global::strides(const std::function<std::string(const Size &)> &spell) const {
 
 int stageReadRegisters(const StageTile &tile) {
   return static_cast<int>(tile.cols * dtypeBytes(tile.dtype) / 8);
+}
+
+int columnReadStageBytes(const Kernel &kernel, const ColumnRead &read) {
+  return static_cast<int>(kernel.loop.step * dtypeBytes(kernel.globals[read.global].dtype));
 }
 
 int columnReadRegisters(const Kernel &kernel, const ColumnRead &read) {

@@ -83,8 +83,9 @@ bool alignRowsToEnd(const ir::Kernel &kernel) {
 
 bool planSynchronization(ir::Kernel &kernel, DiagnosticEngine &) {
   ir::Plan &plan = kernel.plan;
-  // One elected producer thread arms the stage and issues every copy.
-  plan.producerArrivals = 1;
+  // One elected producer thread arms the stage and issues every copy; each lane of the second
+  // producer warp arrives once it has copied the columns read per column.
+  plan.producerArrivals = 1 + (kernel.columnReads.empty() ? 0 : ir::kColumnCopyArrivals);
   // Lane 0 of every consumer warp releases the stage after its last read.
   plan.consumerArrivals = kernel.consumerWarpgroups * 4;
   plan.expectBytes = 0;

@@ -86,8 +86,8 @@ bool scheduleTasks(ir::Kernel &kernel, DiagnosticEngine &) {
     return op.kind == ir::ProgramOp::Kind::LoadTile;
   });
   // Thread 0 alone issues the early stages, and it would find its task's sequence alone: the
-  // lookup takes a whole warp.
-  plan.earlyStages = setupLoads || kernel.sequences ? 0 : 1;
+  // lookup takes a whole warp; and the columns read per column are copied by another warp.
+  plan.earlyStages = setupLoads || kernel.sequences || !kernel.columnReads.empty() ? 0 : 1;
   plan.prefetchDescriptors = !setupLoads;
   return true;
 }

@@ -45,6 +45,9 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags) {
   int64_t loaded = 0;
   for (const ir::Load &load : kernel.loads)
     loaded += padded(kernel.stageTiles[load.tile].bytes());
+  // The columns read per column follow the tiles in the stage (the producer copies them).
+  for (const ir::ColumnRead &read : kernel.columnReads)
+    loaded += ir::columnReadStageBytes(kernel, read);
   plan.stageBytes = padded(loaded);
   // Per-warpgroup tiles live outside the ring, one copy per warpgroup (two
   // when setup loads the next task's while this task runs; decided below).

@@ -146,9 +146,9 @@ struct TaskRead {
 };
 
 /// `G[..., j]` read as numbers in compute, its last index the loop's: one value per column of
-/// the stage's tiles (a per-key vector), the lane's columns loaded from global memory before
-/// compute's first op that reads it (cached in L1: every warp of the block reads the same),
-/// 0 past the end.
+/// the stage's tiles (a per-key vector). The producer's second warp copies the stage's
+/// columns into the stage (0 past the end) beside its TMA tiles, and each lane of the
+/// consumers loads its columns from there before compute's first op that reads them.
 struct ColumnRead {
   unsigned global = 0;
   std::vector<Coord> coords;
@@ -639,11 +639,15 @@ std::vector<std::string> launchSizeSymbols(const Kernel &kernel);
 /// last). Shared by the register model and its notes.
 int stageReadRegisters(const StageTile &tile);
 int columnReadRegisters(const Kernel &kernel, const ColumnRead &read);
+/// Bytes of a global read per column in each stage: the loop's step of its elements.
+int columnReadStageBytes(const Kernel &kernel, const ColumnRead &read);
+/// Arrivals on a stage's semaphore from the producer's second warp, which copies the columns
+/// read per column into the stage (one a lane; 0 without such reads).
+inline constexpr int kColumnCopyArrivals = 32;
 
-/// Where compute holds the global read per column `read` (Kernel::columnReads): loaded before
-/// op `first` (the product before its first reader, so that the load runs under it, or that
-/// reader) and read last by op `last`; none when compute does not read it. Shared by the
-/// register model and the emitter.
+/// Where compute holds the global read per column `read` (Kernel::columnReads): loaded from
+/// the stage before op `first`, its first reader, and read last by op `last`; none when
+/// compute does not read it. Shared by the register model and the emitter.
 struct OpSpan {
   size_t first = 0, last = 0;
 };
