@@ -22,6 +22,10 @@
 namespace tkc::emit {
 
 void KernelPrinter::printRelease() {
+  // The producer writes the columns read per column into the stage with ordinary stores: every
+  // lane's reads of them come before lane 0's release.
+  if (!k.columnReads.empty())
+    w.line("__syncwarp(); // every lane has read the stage's columns");
   w.line("if (kittens::laneid() == 0)");
   w.line("  kittens::arrive(args.inputs_finished); // this warp is done with the stage");
 }
