@@ -774,10 +774,7 @@ void KernelPrinter::printTileOfTask() {
 
 void KernelPrinter::printTasksByLength() {
   const ir::Plan &plan = k.plan;
-  // A loop over its whole size that starts at a task's rows: that index's first tasks are the
-  // longest. Otherwise the loop stops at the rows of `stop`, whose last tasks are.
-  const bool fromStart = k.loopBound.stopVar.empty();
-  const std::string &stop = fromStart ? k.loopBound.start->var : k.loopBound.stopVar;
+  const std::string &stop = k.loopBound.stopVar;
   std::string total, others;
   for (const ir::IterVar &v : k.tasks) {
     std::string count = fmt::format("args.globals.{}_count", v.name);
@@ -817,14 +814,6 @@ void KernelPrinter::printTasksByLength() {
     w.comment("Tasks differ in length and come longest first: blocks take each round's in "
               "serpentine order, so that none takes the longest of every round.");
     printOrdinal("serpentine_task");
-    if (fromStart) {
-      w.comment(fmt::format("The loop of a task starts at its own first row, so tasks differ "
-                            "in length: '{}' varies slowest, and the longest tasks start first.",
-                            stop));
-      printOthers(/*restReadAfter=*/true);
-      w.linef("args.common.{} = rest;", stop);
-      return;
-    }
     w.comment(fmt::format("The loop of a task ends at its own last row, so tasks differ in "
                           "length: '{}' varies slowest and runs backwards, and the longest "
                           "tasks start first.",
@@ -887,11 +876,6 @@ void KernelPrinter::printTasksByLength() {
     branch.emplace(w.scope("else"));
   printLongestFirst();
   branch.reset();
-  if (fromStart) {
-    w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
-    printWholeLoopStart();
-    return;
-  }
   w.linef("const long long end = (long long)(args.common.{} + 1) * {}{}{};", stop,
           k.loopBound.stopStep, minusLeadRows(), deviceShift(k.loopBound.shift));
   w.linef("const long long extent = end < args.globals.{0} ? end : args.globals.{0};",

@@ -1026,10 +1026,8 @@ void verifyKernel(const Kernel &k) {
     TKC_INTERNAL_ASSERT(plan.taskOrder != TaskOrder::Grouped ||
                             (k.tasks.size() == 2 && plan.groupRows > 0),
                         "a grouped order walks two task indices in groups of rows");
-    TKC_INTERNAL_ASSERT(plan.taskOrder != TaskOrder::ByLength || !k.loopBound.stopVar.empty() ||
-                            k.loopBound.start,
-                        "tasks are ordered by length only where the loop stops or starts at "
-                        "their rows");
+    TKC_INTERNAL_ASSERT(plan.taskOrder != TaskOrder::ByLength || !k.loopBound.stopVar.empty(),
+                        "tasks are ordered by length only where the loop stops at their rows");
   }
 }
 

@@ -500,7 +500,6 @@ enum class TaskOrder {
   Rotated,  ///< the last task index fastest, each round shifted by one block
             ///< (kittens::rotated_task)
   ByLength, ///< tasks whose loop stops at their rows: paired, head-major or longest first,
-            ///< or starts at them (a loop over its whole size): longest first,
             ///< chosen at run time from the stopping index's count (the counts below)
 };
 
