@@ -174,12 +174,13 @@ std::string KernelPrinter::stagingRef(const ir::ProgramOp &store) const {
   return "args.finish.result";
 }
 
-std::string KernelPrinter::warpgroupTileRef(unsigned tile, bool next) const {
+std::string KernelPrinter::warpgroupTileRef(unsigned tile, bool next,
+                                            const std::string &warpgroup) const {
   const std::string &name = k.warpgroupTiles[tile].name;
   if (k.plan.setupBuffers != 2)
-    return fmt::format("args.scratch.{}[tkc_wg]", name);
-  return fmt::format("args.scratch.{}[{}][tkc_wg]", name,
-                     next ? "(args.task_iter + 1) & 1" : "args.task_iter & 1");
+    return fmt::format("args.scratch.{}[{}]", name, warpgroup);
+  return fmt::format("args.scratch.{}[{}][{}]", name,
+                     next ? "(args.task_iter + 1) & 1" : "args.task_iter & 1", warpgroup);
 }
 
 bool KernelPrinter::needsFinishBlock() const { return k.plan.finishPerWarpgroup; }

@@ -109,7 +109,10 @@ private:
   std::string rowsBlock(bool next = false) const;
   std::string warpgroupCoord(const std::vector<ir::Coord> &coords, bool next = false,
                              const std::optional<ir::Parts> &stageRows = std::nullopt) const;
-  std::string warpgroupTileRef(unsigned tile, bool next = false) const;
+  /// Warpgroup tile `tile` of warpgroup `warpgroup` (this one's by default), this task's copy
+  /// or with `next` the next task's.
+  std::string warpgroupTileRef(unsigned tile, bool next = false,
+                               const std::string &warpgroup = "tkc_wg") const;
   std::string stagingType(const ir::ProgramOp &store) const;
   std::string stagingRef(const ir::ProgramOp &store) const;
   /// kittens::tma's call for a tile store: a store, or for `+=` a reduce-add.

@@ -601,13 +601,11 @@ void KernelPrinter::printStagedMma(const ir::ProgramOp &op) {
   w.comment(fmt::format("This warpgroup's block of the result: {}{}{}.",
                         rowPart.empty() ? "all its rows" : "row block " + rowPart, ", ",
                         colPart.empty() ? "all its columns" : "column block " + colPart));
-  const std::string ref = warpgroupTileRef(op.b.index);
-  const std::string copies = ref.substr(0, ref.size() - std::string("[tkc_wg]").size());
   for (int wg = 0; wg < k.consumerWarpgroups; ++wg) {
     std::string a = fmt::format("tkc_staged[{}]", wg);
     if (!rowPart.empty())
       a += fmt::format(".subtile<64, 64>(0, {})", rowPart);
-    std::string bt = fmt::format("{}[{}]", copies, wg);
+    std::string bt = warpgroupTileRef(op.b.index, false, std::to_string(wg));
     if (!colPart.empty())
       bt += fmt::format(".subtile<{}, {}>(0, {})", b.rows, b.cols / parts.cols, colPart);
     w.linef("kittens::warpgroup::mma_AtB({}, {}, {}, {});", valueRef(op.dst), a, bt,
