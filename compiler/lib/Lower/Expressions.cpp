@@ -752,31 +752,14 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
       return std::nullopt;
     }
   } else {
-    auto a = lowerValue(lhs, ops);
+    auto a = lowerRegisterOperand(lhs, lhs.loc, ops);
     if (!a)
       return std::nullopt;
-    if (!a->hasRows || !a->hasCols || a->boolean) {
-      diags.report(DiagID::err_sema_value_kind, lhs.loc, "the left operand of '@'", "a tile",
-                   describe(*a));
-      return std::nullopt;
-    }
-    unsigned index = 0;
-    if (a->e.kind == ir::Elementwise::Kind::Value) {
-      index = a->e.value;
-    } else {
-      index = newTemporary(*a, lhs.loc);
-      ir::ProgramOp assign;
-      assign.kind = ir::ProgramOp::Kind::Assign;
-      assign.dst = index;
-      assign.expr = std::move(a->e);
-      assign.loc = lhs.loc;
-      ops.push_back(std::move(assign));
-    }
     op.a.where = ir::MmaOperand::Where::Register;
-    op.a.index = index;
-    aRows = a->rows;
-    aCols = a->cols;
-    aBound = a->bound;
+    op.a.index = a->first;
+    aRows = a->second.rows;
+    aCols = a->second.cols;
+    aBound = a->second.bound;
   }
   // wgmma multiplies 16-bit operands. A stage tile of another type was refused where it is
   // loaded; a per-warpgroup tile is refused here.
@@ -872,6 +855,29 @@ std::optional<Typed> Lowering::lowerProduct(const Expr &product, std::vector<ir:
   return typedValue(dst);
 }
 
+std::optional<std::pair<unsigned, Typed>>
+Lowering::lowerRegisterOperand(const Expr &operand, SourceLoc loc,
+                               std::vector<ir::ProgramOp> &ops) {
+  auto a = lowerValue(operand, ops);
+  if (!a)
+    return std::nullopt;
+  if (!a->hasRows || !a->hasCols || a->boolean) {
+    diags.report(DiagID::err_sema_value_kind, loc, "the left operand of '@'", "a tile",
+                 describe(*a));
+    return std::nullopt;
+  }
+  if (a->e.kind == ir::Elementwise::Kind::Value)
+    return std::pair{a->e.value, *a};
+  const unsigned index = newTemporary(*a, loc);
+  ir::ProgramOp assign;
+  assign.kind = ir::ProgramOp::Kind::Assign;
+  assign.dst = index;
+  assign.expr = a->e;
+  assign.loc = loc;
+  ops.push_back(std::move(assign));
+  return std::pair{index, *a};
+}
+
 std::optional<Typed> Lowering::lowerStagedProduct(const Expr &product,
                                                   std::vector<ir::ProgramOp> &ops) {
   const Expr &lhs = *product.operands[0];
@@ -902,34 +908,13 @@ std::optional<Typed> Lowering::lowerStagedProduct(const Expr &product,
                  "bf16 or f16", spelling(b.dtype));
     return std::nullopt;
   }
-  auto x = lowerValue(*lhs.operands[0], ops);
+  auto x = lowerRegisterOperand(*lhs.operands[0], lhs.loc, ops);
   if (!x)
     return std::nullopt;
-  if (!x->hasRows || !x->hasCols || x->boolean) {
-    diags.report(DiagID::err_sema_value_kind, lhs.loc, "the left operand of '@'", "a tile",
-                 describe(*x));
-    return std::nullopt;
-  }
-  unsigned index = 0;
-  if (x->e.kind == ir::Elementwise::Kind::Value) {
-    index = x->e.value;
-  } else {
-    index = newTemporary(*x, lhs.loc);
-    ir::ProgramOp assign;
-    assign.kind = ir::ProgramOp::Kind::Assign;
-    assign.dst = index;
-    assign.expr = std::move(x->e);
-    assign.loc = lhs.loc;
-    ops.push_back(std::move(assign));
-  }
-  if (program.values[index].stageRows) {
-    diags.report(DiagID::err_sema_unsupported, lhs.loc, "a staged product's result as an operand",
-                 "it is added into a global only");
-    return std::nullopt;
-  }
+  const unsigned index = x->first;
   // The result's rows are x's columns, 64 a warpgroup; where they are fewer than the
   // warpgroups' rows, the warpgroups split its columns too.
-  const int64_t rows = x->cols, cols = b.cols;
+  const int64_t rows = x->second.cols, cols = b.cols;
   const int wgs = kernel.consumerWarpgroups;
   ir::Parts parts;
   if (rows % 64 != 0 || wgs % (rows / 64) != 0) {

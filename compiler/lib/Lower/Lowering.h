@@ -302,6 +302,10 @@ private:
   /// `a @ b` into `into` (a new temporary when none), accumulating or not.
   std::optional<Typed> lowerProduct(const Expr &product, std::vector<ir::ProgramOp> &ops,
                                     std::optional<unsigned> into, bool accumulate);
+  /// A product's left operand in registers: its value, or a temporary assigned `operand`
+  /// first where it is an expression; with its shape. std::nullopt after an error (at `loc`).
+  std::optional<std::pair<unsigned, Typed>> lowerRegisterOperand(const Expr &operand, SourceLoc loc,
+                                                                 std::vector<ir::ProgramOp> &ops);
   /// `x.T @ k`, x a register tile (the `+=` store `stagedStore` in compute): x staged in
   /// shared memory, the product contracting over the block's rows; its result's rows are x's
   /// columns (RegValue::stageRows).
