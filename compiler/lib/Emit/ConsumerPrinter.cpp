@@ -81,8 +81,8 @@ std::string KernelPrinter::idleWarpgroupCondition() const {
 /// stops after each row, those up to its own last row. The template releases
 /// the rest without calling compute.
 void KernelPrinter::printComputeIters(const std::string &idle) {
-  // A staged product meets every consumer warpgroup each stage: they all compute every stage.
-  if (!k.operandStagings.empty())
+  // The consumer warpgroups meet every stage (a staged product): they all compute every stage.
+  if (k.plan.consumersBarrierId)
     return;
   if (!idle.empty()) {
     w.comment(k.plan.rowsFromEnd
@@ -147,24 +147,24 @@ void KernelPrinter::printComputeBody() {
     w.linef("kittens::load({}, {}.subtile<{}, {}>(tkc_row / {}, 0));", stageRegisters(tile),
             stageRef(t), kWarpRows, t.cols, kWarpRows);
   }
-  // Globals read per column: the lane's columns of the stage into registers once, before the
-  // product before their first reader (printColumnReadsFor).
-  columnReadsLoaded.assign(k.columnReads.size(), false);
+  // Globals read per column: the lane's columns of the stage into registers once, before
+  // their first reader (printColumnReadsFor).
+  for (unsigned r = 0; r < k.columnReads.size(); ++r)
+    if (auto span = ir::columnReadSpan(k.program, r))
+      columnReadFirst.emplace_back(r, span->first);
   printOps(k.program.compute);
-  columnReadsLoaded.clear();
+  columnReadFirst.clear();
   printRelease();
 }
 
 void KernelPrinter::printColumnReadsFor(const ir::ProgramOp &op) {
   const std::vector<ir::ProgramOp> &compute = k.program.compute;
-  if (columnReadsLoaded.empty() || &op < compute.data() || &op >= compute.data() + compute.size())
+  if (columnReadFirst.empty() || &op < compute.data() || &op >= compute.data() + compute.size())
     return;
   const size_t index = static_cast<size_t>(&op - compute.data());
-  for (unsigned r = 0; r < columnReadsLoaded.size(); ++r) {
-    auto span = ir::columnReadSpan(k.program, r);
-    if (columnReadsLoaded[r] || !span || span->first > index)
+  for (const auto &[r, first] : columnReadFirst) {
+    if (first != index)
       continue;
-    columnReadsLoaded[r] = true;
     const ir::ColumnRead &read = k.columnReads[r];
     const spec::DType dtype =
         k.globals[read.global].dtype == spec::DType::F32 ? spec::DType::F32 : spec::DType::BF16;

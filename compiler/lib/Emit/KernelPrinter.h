@@ -118,11 +118,12 @@ private:
   /// kittens::tma's call for a tile store: a store, or for `+=` a reduce-add.
   std::string storeCall(const ir::ProgramOp &store) const;
   void printStageStore(const ir::ProgramOp &op);
-  /// Before compute's op `op`: loads the globals read per column held from it on
-  /// (ir::columnReadSpan, columnReadsLoaded).
+  /// Before compute's op `op`: loads the globals read per column that it reads first
+  /// (columnReadFirst).
   void printColumnReadsFor(const ir::ProgramOp &op);
-  /// In compute: which of Kernel::columnReads are loaded so far (empty elsewhere).
-  std::vector<bool> columnReadsLoaded;
+  /// In compute: each global read per column (Kernel::columnReads) and the index of the op
+  /// that reads it first (ir::columnReadSpan); empty elsewhere.
+  std::vector<std::pair<unsigned, size_t>> columnReadFirst;
   /// `x.T @ k` (a staged register operand): x staged, the warpgroups met, the products.
   void printStagedMma(const ir::ProgramOp &op);
   /// kittens::warpgroup's product for `mma`'s operands: mma_AB, mma_ABt, mma_AtB or mma_AtBt.

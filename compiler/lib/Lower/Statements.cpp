@@ -418,8 +418,8 @@ void Lowering::lowerStoreOp(const stmt::Stmt &statement, std::vector<ir::Program
         return;
       }
       // Its own staging tile, each stage's written once the previous stage's store has read
-      // it.
-      // A staged product's result is stored by each warpgroup's part (RegValue::stageRows).
+      // it; a staged product's result is staged a warpgroup's part at a time
+      // (RegValue::stageRows).
       int64_t stagedCols = value->cols;
       if (op.expr.kind == ir::Elementwise::Kind::Value)
         stagedCols = program.values[op.expr.value].warpgroupCols();
