@@ -1,5 +1,6 @@
-"""GPU checks of the attention backward (kernels-spec/attention_bwd.yaml and its
-preprocessing, attention_bwd_delta.yaml).
+"""GPU checks of the attention backward (kernels-spec/attention_bwd.yaml, its
+preprocessing attention_bwd_delta.yaml, and the variants' backward specs
+attention_bwd_softcap.yaml, attention_bwd_alibi.yaml and attention_bwd_sliding_window.yaml).
 
 Every instantiation (D 64/128, causal or not, grouped-query heads or not) at N from 1 to
 8191, H / H_kv in {1, 4, 8}, the default scale and another: dQ, dK and dV against fp32
@@ -9,10 +10,13 @@ kernel stores them; dQ, which the kernel adds into, starts at zero, so a tile it
 reaches shows as a relative error of 1. Each gradient's relative error (Frobenius) must be
 at most 1e-2 (over at least an RMS of 1e-3: at N = 1 the exact dQ and dK are zero), with
 no NaN. The reference runs in fp32 with TF32 off. Delta from attention_bwd_delta.yaml
-(poisoned) against rowsum(dO * O) in fp32: at most 1e-4 * D off.
+(poisoned) against rowsum(dO * O) in fp32: at most 1e-4 * D off. Each variant's
+instantiations the same way against the reference of its forward spec's definition (caps 2
+and 30, ALiBi slopes, windows 1, 64, 100 and 1000) at N from 1 to 4096.
 
 Run on a machine with an sm_90a GPU: python3 python/gpu_tests/test_attention_bwd.py
-(--one-each: one case a kernel, N = 193, to run under compute-sanitizer).
+(--one-each: one case a kernel, N = 193, to run under compute-sanitizer; it builds serially,
+so run --prebuild first outside the sanitizer).
 """
 
 import argparse
@@ -26,8 +30,12 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 BWD = ROOT / "kernels-spec" / "attention_bwd.yaml"
 DELTA = ROOT / "kernels-spec" / "attention_bwd_delta.yaml"
+SOFTCAP = ROOT / "kernels-spec" / "attention_bwd_softcap.yaml"
+ALIBI = ROOT / "kernels-spec" / "attention_bwd_alibi.yaml"
+WINDOW = ROOT / "kernels-spec" / "attention_bwd_sliding_window.yaml"
 
 N_VALUES = (1, 17, 100, 191, 193, 1000, 4096, 8191)
+VARIANT_N_VALUES = (1, 17, 100, 193, 1000, 4096)
 QUICK_N_VALUES = (1, 17, 193, 1000)
 REL_FRO = 1e-2
 
@@ -44,17 +52,27 @@ class Results:
         print("%s %s" % ("ok  " if ok else "FAIL", text), flush=True)
 
 
-def reference(Q, K, V, dO, scale, causal):
+def reference(Q, K, V, dO, scale, causal, window=None, softcap=None, slopes=None):
     """(O, L, dQ, dK, dV) in fp32 by autograd: Q, dO [B, H, N, D], K, V [B, H_kv, N, D];
-    query head h reads key/value head h / (H / H_kv)."""
+    query head h reads key/value head h / (H / H_kv). The variants as their forward specs
+    define them: a causal sliding window (query r sees keys r - window < key <= r), scores
+    soft-capped to softcap * tanh(s / softcap), ALiBi's slopes[h] * (key - query) added."""
     H, H_kv, N = Q.shape[1], K.shape[1], Q.shape[2]
     q, k, v = (t.float().requires_grad_() for t in (Q, K, V))
     kk = k.repeat_interleave(H // H_kv, dim=1)
     vv = v.repeat_interleave(H // H_kv, dim=1)
     S = torch.matmul(q, kk.transpose(-1, -2)) * scale
-    if causal:
-        hidden = torch.ones(N, N, dtype=torch.bool, device=Q.device).triu(1)
-        S = S.masked_fill(hidden, float("-inf"))
+    if softcap is not None:
+        S = torch.tanh(S / softcap) * softcap
+    pos = torch.arange(N, device=Q.device)
+    if slopes is not None:
+        S = S + slopes.float()[None, :, None, None] * (pos[None, :] - pos[:, None]).float()
+    hidden = torch.zeros(N, N, dtype=torch.bool, device=Q.device)
+    if causal or window is not None:
+        hidden |= pos[None, :] > pos[:, None]
+    if window is not None:
+        hidden |= pos[None, :] <= pos[:, None] - window
+    S = S.masked_fill(hidden, float("-inf"))
     L = torch.logsumexp(S, dim=-1)
     O = torch.matmul(torch.exp(S - L[..., None]), vv)
     O.backward(dO.float())
@@ -68,9 +86,11 @@ def rel(x, ref):
     return ((x.float() - ref).norm() / ref.norm().clamp_min(floor)).item()
 
 
-def check_case(results, kernel, B, H, H_kv, N, gen, scale=None):
+def check_case(results, kernel, B, H, H_kv, N, gen, scale=None, variant=None):
+    """One case of `kernel`; `variant` (a Variant) adds its scalars and inputs and its
+    definition to the reference."""
     D = int(kernel.params["D"])
-    causal = kernel.params["causal"] == "true"
+    causal = kernel.params.get("causal", "true") == "true"
     gqa = kernel.params["gqa"] == "true"
     given = {} if scale is None else {"scale": scale}
     if scale is None:
@@ -79,7 +99,12 @@ def check_case(results, kernel, B, H, H_kv, N, gen, scale=None):
     K = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
     V = torch.randn(B, H_kv, N, D, device="cuda", generator=gen).bfloat16()
     dO = torch.randn(B, H, N, D, device="cuda", generator=gen).bfloat16()
-    O_ref, L_ref, dQ_ref, dK_ref, dV_ref = reference(Q, K, V, dO, scale, causal)
+    inputs, ref_args, label = {}, {}, ""
+    if variant is not None:
+        inputs, ref_args = variant.arguments(H, gen)
+        given.update(variant.scalars)
+        label = " " + variant.label
+    O_ref, L_ref, dQ_ref, dK_ref, dV_ref = reference(Q, K, V, dO, scale, causal, **ref_args)
     Delta = (dO.float() * O_ref).sum(-1)
     dQ = torch.zeros(B, H, N, D, device="cuda", dtype=torch.float32)
     kv_dtype = torch.float32 if gqa else torch.bfloat16
@@ -87,9 +112,10 @@ def check_case(results, kernel, B, H, H_kv, N, gen, scale=None):
     fill = 0.0 if gqa else float("nan")
     dK = torch.full((B, H_kv, N, D), fill, device="cuda", dtype=kv_dtype)
     dV = torch.full((B, H_kv, N, D), fill, device="cuda", dtype=kv_dtype)
-    what = "%s B=%d H=%d H_kv=%d N=%d scale=%.4g" % (kernel.name, B, H, H_kv, N, scale)
+    what = "%s B=%d H=%d H_kv=%d N=%d scale=%.4g%s" % (kernel.name, B, H, H_kv, N, scale, label)
+    outs = dict(zip(("dQ", "dK32", "dV32") if gqa else ("dQ", "dK", "dV"), (dQ, dK, dV)))
     try:
-        kernel(Q, K, V, dO, L_ref, Delta, out=(dQ, dK, dV), **given)
+        kernel(Q=Q, K=K, V=V, dO=dO, L=L_ref, Delta=Delta, out=outs, **inputs, **given)
         torch.cuda.synchronize()
     except Exception as e:  # a refusal or a crash is a failure of this case
         results.report(False, "%s: %s: %s" % (what, type(e).__name__, e))
@@ -98,6 +124,54 @@ def check_case(results, kernel, B, H, H_kv, N, gen, scale=None):
     errs = [rel(dQ, dQ_ref), rel(dK, dK_ref), rel(dV, dV_ref)]
     ok = nans == 0 and all(e <= REL_FRO for e in errs)
     results.report(ok, "%s: rel_fro dQ=%.2e dK=%.2e dV=%.2e NaN=%d" % (what, *errs, nans))
+
+
+class Variant:
+    """A variant's backward spec, one setting of its knobs: the scalars it passes, the
+    inputs it makes per head count, and the reference's arguments."""
+
+    def __init__(self, spec, label, scalars=None, ref=None, slopes=False):
+        self.spec, self.label = spec, label
+        self.scalars = dict(scalars or {})
+        self.ref = dict(ref or {})
+        self.slopes = slopes
+
+    def arguments(self, H, gen):
+        if not self.slopes:
+            return {}, self.ref
+        # ALiBi's geometric slopes 2^(-8 (h + 1) / H), shuffled so that heads differ in order.
+        slopes = torch.pow(2.0, -8.0 * torch.arange(1, H + 1, device="cuda") / H)
+        slopes = slopes[torch.randperm(H, device="cuda", generator=gen)].contiguous()
+        return {"slopes": slopes}, dict(self.ref, slopes=slopes)
+
+
+VARIANTS = (
+    [Variant(SOFTCAP, "cap=%g" % c, {"cap": c}, {"softcap": c}) for c in (2.0, 30.0)] +
+    [Variant(ALIBI, "alibi", slopes=True)] +
+    [Variant(WINDOW, "window=%d" % w, {"window": w}, {"window": w}) for w in (1, 64, 100, 1000)])
+
+
+def check_variants(results, n_values, gen):
+    """Each variant's backward spec, every instantiation, against the reference of its
+    forward spec's definition, outputs poisoned as in check_case."""
+    import tkc
+    modules = {}
+    for variant in VARIANTS:
+        if variant.spec not in modules:
+            modules[variant.spec] = tkc.load(variant.spec)
+        for kernel in modules[variant.spec].kernels.values():
+            gqa = kernel.params["gqa"] == "true"
+            for N in n_values:
+                if N > 1000 and variant.label not in ("cap=2", "alibi", "window=100"):
+                    continue  # the long sequences once a variant
+                B = 2 if N <= 1000 else 1
+                check_case(results, kernel, B, 4 if gqa else 2, 1 if gqa else 2, N, gen,
+                           variant=variant)
+        if variant is VARIANTS[0]:  # a scale other than the default, once
+            for kernel in modules[variant.spec].kernels.values():
+                gqa = kernel.params["gqa"] == "true"
+                check_case(results, kernel, 1, 4 if gqa else 2, 1 if gqa else 2, 193, gen,
+                           scale=0.3, variant=variant)
 
 
 def check_delta(results, n_values, gen):
@@ -143,6 +217,17 @@ def check_refusals(results, module, gen):
                            "%s: H = 4, H_kv = 2 refused: %s" % (kernel.name, e))
 
 
+def prebuild():
+    """Builds every spec this file loads at once (one nvcc each), before the checks load
+    them from the cache one by one."""
+    from concurrent.futures import ThreadPoolExecutor
+    import tkc
+    specs = (BWD, DELTA, SOFTCAP, ALIBI, WINDOW)
+    with ThreadPoolExecutor(max_workers=len(specs)) as pool:
+        for f in [pool.submit(tkc.build, spec) for spec in specs]:
+            f.result()
+
+
 def run_one_each(seed=3):
     """One case a kernel (N = 193: two tasks a head), to run under compute-sanitizer."""
     import tkc
@@ -151,6 +236,10 @@ def run_one_each(seed=3):
     for kernel in tkc.load(BWD).kernels.values():
         gqa = kernel.params["gqa"] == "true"
         check_case(results, kernel, 1, 4 if gqa else 2, 2, 193, gen)
+    for variant in (VARIANTS[0], VARIANTS[2], VARIANTS[5]):
+        for kernel in tkc.load(variant.spec).kernels.values():
+            gqa = kernel.params["gqa"] == "true"
+            check_case(results, kernel, 1, 4 if gqa else 2, 2, 193, gen, variant=variant)
     return results.failed
 
 
@@ -162,6 +251,7 @@ def run_all(quick=False, seed=2025):
     results = Results()
     gen = torch.Generator(device="cuda").manual_seed(seed)
     start = time.monotonic()
+    prebuild()
     module = tkc.load(BWD)
     print("load: %d kernels, %.1f s" % (len(module.kernels), time.monotonic() - start), flush=True)
     n_values = QUICK_N_VALUES if quick else N_VALUES
@@ -177,6 +267,7 @@ def run_all(quick=False, seed=2025):
         check_case(results, kernel, 1, 4 if gqa else 2, 1 if gqa else 2, 193, gen, scale=0.3)
     check_refusals(results, module, gen)
     check_delta(results, n_values, gen)
+    check_variants(results, QUICK_N_VALUES if quick else VARIANT_N_VALUES, gen)
     print("attention_bwd: %d passed, %d failed" % (results.count - len(results.failed),
                                                     len(results.failed)), flush=True)
     return results.failed
@@ -194,7 +285,12 @@ def main():
     ap.add_argument("--seed", type=int, default=2025)
     ap.add_argument("--one-each", action="store_true",
                     help="one case a kernel (N = 193), for compute-sanitizer")
+    ap.add_argument("--prebuild", action="store_true",
+                    help="build every spec this file loads (in parallel) and stop")
     args = ap.parse_args()
+    if args.prebuild:
+        prebuild()
+        return 0
     if args.one_each:
         return 1 if run_one_each() else 0
     return 1 if run_all(args.quick, args.seed) else 0
