@@ -4,7 +4,7 @@ FlashAttention-2 backends' backward, side by side in one process, on the FlashAt
 protocol.
 
     PYTHONPATH=python python3 bench/attention/backward.py [--out results.json] [--commit ID]
-        [--quick] [--d 64] [--causal true] [--cold-l2] [--kernel-only]
+        [--quick] [--d 64] [--causal true] [--cold-l2] [--kernel-only] [--with-forward]
 
 Configurations: batch x sequence length = 16384 tokens, hidden 2048, so H = 2048 / D
 heads, N in 1024 ... 16384, B = 16384 / N, causal and not. Backward FLOPs = 2.5 x the
@@ -19,6 +19,11 @@ error at most 2e-2, no NaN) and is timed only if they agree. Then 10 warm-up run
 and 30 paired rounds (bench/timing.py), the order swapped every round; --cold-l2 evicts the
 L2 before every timed run. The ratio is the median of the baseline's time / ours (above 1:
 ours faster).
+
+--with-forward times a training step's attention instead: forward and backward together,
+tkc.functional.attention (attention_fwd.yaml, then the backward above) against SDPA's
+forward and backward with the backend, from q, k, v that require grad to their gradients
+(FLOPs 3.5 x the forward's). Its records' kernel names end in `_fwd_bwd`.
 """
 import argparse
 import datetime
@@ -64,6 +69,91 @@ def forward_lse(Q, K, scale, causal):
     return L
 
 
+def setup(args):
+    gpu = torch.cuda.get_device_name()
+    commit = args.commit or subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short",
+                                            "HEAD"], capture_output=True,
+                                           text=True).stdout.strip() or "unknown"
+    print("%s, torch %s, commit %s%s%s%s" % (gpu, torch.__version__, commit,
+                                            ", cold L2" if args.cold_l2 else "",
+                                            ", kernel only" if args.kernel_only else "",
+                                            ", forward and backward" if args.with_forward
+                                            else ""), flush=True)
+    torch.manual_seed(20261128)
+    return gpu, commit, datetime.date.today().isoformat(), \
+        (l2_flusher() if args.cold_l2 else None)
+
+
+def forward_backward(args):
+    """--with-forward: a training step's attention, forward and backward, both sides."""
+    import tkc.functional as tkf
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    gpu, commit, date, flush = setup(args)
+    backends = {"cudnn": ("SDPA cuDNN forward and backward", SDPBackend.CUDNN_ATTENTION),
+                "fa2": ("SDPA FlashAttention-2 forward and backward",
+                        SDPBackend.FLASH_ATTENTION)}
+    records, problems = [], []
+    for D in args.d or (64, 128):
+        H = HIDDEN // D
+        for causal in [c == "true" for c in (args.causal or ("false", "true"))]:
+            for N in QUICK_N_VALUES if args.quick else N_VALUES:
+                B = TOKENS // N
+                what = "B=%d H=%d N=%d D=%d %s" % (B, H, N, D,
+                                                   "causal" if causal else "non-causal")
+                flops = 3.5 * 4 * B * H * N * N * D * (0.5 if causal else 1.0)
+                q, k, v = (torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
+                           .requires_grad_() for _ in range(3))
+                dO = torch.randn(B, H, N, D, device="cuda", dtype=torch.bfloat16)
+
+                def ours():
+                    out = tkf.attention(q, k, v, causal=causal)
+                    return torch.autograd.grad(out, (q, k, v), dO)
+
+                for short in args.baseline or ("cudnn", "fa2"):
+                    desc, backend = backends[short]
+
+                    def base():
+                        with sdpa_kernel(backend):
+                            out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                        return torch.autograd.grad(out, (q, k, v), dO)
+
+                    mine, theirs = ours(), base()
+                    errs = [rel_err(a, b) for a, b in zip(mine, theirs)]
+                    nans = sum(torch.isnan(t).sum().item() for t in mine)
+                    if nans or not max(errs) <= REL_ERR_MAX:
+                        problems.append("%s: rel_err %s, %d NaN vs %s"
+                                        % (what, errs, nans, short))
+                        print("FAIL %s: rel_err %s, %d NaN vs %s; not timed"
+                              % (what, errs, nans, short), flush=True)
+                        continue
+                    del mine, theirs
+                    ours_tflops, base_tflops, ratio = paired_rates(
+                        ours, base, flops, rounds=ROUNDS, warmup=WARMUP, flush=flush)
+                    config = {"B": B, "H": H, "N": N, "D": D, "causal": causal,
+                              "forward_and_backward": True}
+                    if args.cold_l2:
+                        config["cold_l2"] = True
+                    name = "attention_D%d%s_fwd_bwd_vs_%s" % (D, "_causal" if causal else "",
+                                                              short)
+                    records.append({"kernel": name, "config": config, "gpu": gpu,
+                                    "commit": commit, "date": date,
+                                    "tflops": round(ours_tflops, 1), "baseline": desc,
+                                    "baseline_tflops": round(base_tflops, 1),
+                                    "ratio": round(ratio, 3),
+                                    "rel_err": float("%.3e" % max(errs))})
+                    print("%-32s %-36s tkc %6.1f  %s %6.1f  ratio %.3f  rel_err %.2e"
+                          % (name, what, ours_tflops, short, base_tflops, ratio, max(errs)),
+                          flush=True)
+                del q, k, v, dO
+                torch.cuda.empty_cache()
+    if args.out:
+        write_records(args.out, records)
+    for p in problems:
+        print("PROBLEM", p)
+    return 1 if problems else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=None, help="JSON file for the records")
@@ -78,21 +168,15 @@ def main():
     ap.add_argument("--cold-l2", action="store_true", help="evict the L2 before every timed run")
     ap.add_argument("--kernel-only", action="store_true",
                     help="time our kernel and dQ's zeroing only (Delta and the conversion not)")
+    ap.add_argument("--with-forward", action="store_true",
+                    help="time forward and backward together (tkc.functional.attention)")
     args = ap.parse_args()
+    if args.with_forward:
+        return forward_backward(args)
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
 
-    gpu = torch.cuda.get_device_name()
-    commit = args.commit or subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short",
-                                            "HEAD"], capture_output=True,
-                                           text=True).stdout.strip() or "unknown"
-    date = datetime.date.today().isoformat()
-    print("%s, torch %s, commit %s%s%s" % (gpu, torch.__version__, commit,
-                                          ", cold L2" if args.cold_l2 else "",
-                                          ", kernel only" if args.kernel_only else ""),
-          flush=True)
-    torch.manual_seed(20261128)
-    flush = l2_flusher() if args.cold_l2 else None
+    gpu, commit, date, flush = setup(args)
     module = tkc.load(ROOT / "kernels-spec" / "attention_bwd.yaml")
     deltas = {int(k.params["D"]): k
               for k in tkc.load(ROOT / "kernels-spec" / "attention_bwd_delta.yaml").kernels.values()}

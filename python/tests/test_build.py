@@ -63,6 +63,34 @@ class Discovery(Tools):
             os.environ.pop("TKC_INCLUDE_DIR", None)
             self.assertEqual(B.find_include_dirs(tkc), ((prefix / "include").resolve(),))
 
+    def test_spec_dir(self):
+        specs = self.tmp / "specs"
+        specs.mkdir()
+        (specs / "attention_bwd.yaml").write_text("kernel: attention_bwd\n")
+        with mock.patch.dict(os.environ, {"TKC_SPEC_DIR": str(specs)}):
+            self.assertEqual(B.find_spec_dir(self.tkc), specs)
+        with mock.patch.dict(os.environ, {"TKC_SPEC_DIR": str(self.tmp)}):
+            with self.assertRaisesRegex(ToolNotFoundError, "TKC_SPEC_DIR names '.*', which "
+                                        "holds no attention_bwd.yaml"):
+                B.find_spec_dir(self.tkc)
+        # The install layout, <prefix>/share/tkc/kernels-spec, when the source tree has none.
+        prefix = self.tmp / "prefix"
+        (prefix / "bin").mkdir(parents=True)
+        tkc = fake_tkc(prefix / "bin" / "tkc")
+        installed = prefix / "share" / "tkc" / "kernels-spec"
+        installed.mkdir(parents=True)
+        (installed / "attention_bwd.yaml").write_text("kernel: attention_bwd\n")
+        with mock.patch.dict(os.environ, {}, clear=False), \
+                mock.patch.object(B, "_SOURCE_ROOT", self.tmp / "no-source-tree"):
+            os.environ.pop("TKC_SPEC_DIR", None)
+            self.assertEqual(B.find_spec_dir(tkc), installed)
+            with self.assertRaisesRegex(ToolNotFoundError, "cannot find the kernel specs"):
+                B.find_spec_dir(self.tkc)
+        # This source tree's own.
+        with mock.patch.dict(os.environ, {}, clear=False):
+            os.environ.pop("TKC_SPEC_DIR", None)
+            self.assertEqual(B.find_spec_dir(self.tkc), B._SOURCE_ROOT / "kernels-spec")
+
     def test_cache_dir(self):
         with mock.patch.dict(os.environ, {"TKC_CACHE_DIR": str(self.tmp / "c")}):
             self.assertEqual(B.default_cache_dir(), self.tmp / "c")

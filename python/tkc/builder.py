@@ -104,6 +104,28 @@ def find_include_dirs(tkc: Path, explicit: Optional[Sequence] = None) -> Tuple[P
                             % " or ".join(os.pathsep.join(map(str, c)) for c in candidates))
 
 
+def find_spec_dir(tkc: Optional[Path] = None) -> Path:
+    """The folder of the shipped kernel specs (kernels-spec, which tkc.functional builds
+    from): $TKC_SPEC_DIR, else this source tree's kernels-spec, else <tkc's
+    prefix>/share/tkc/kernels-spec, where `cmake --install` puts them."""
+    env = os.environ.get("TKC_SPEC_DIR")
+    if env:
+        if not (Path(env) / "attention_bwd.yaml").is_file():
+            raise ToolNotFoundError("TKC_SPEC_DIR names '%s', which holds no attention_bwd.yaml"
+                                    % env)
+        return Path(env)
+    candidates = [_SOURCE_ROOT / "kernels-spec"]
+    try:
+        candidates.append((tkc or find_tkc()).parent.parent / "share" / "tkc" / "kernels-spec")
+    except ToolNotFoundError:
+        pass
+    for c in candidates:
+        if (c / "attention_bwd.yaml").is_file():
+            return c
+    raise ToolNotFoundError("cannot find the kernel specs (attention_bwd.yaml) in %s; set "
+                            "TKC_SPEC_DIR" % " or ".join(str(c) for c in candidates))
+
+
 def find_toolchain(tkc=None, nvcc=None, include_dirs=None) -> Toolchain:
     t = find_tkc(tkc)
     return Toolchain(t, find_nvcc(nvcc), find_include_dirs(t, include_dirs))
