@@ -775,7 +775,10 @@ void KernelPrinter::printTileOfTask() {
 
 void KernelPrinter::printTasksByLength() {
   const ir::Plan &plan = k.plan;
-  const std::string &stop = k.loopBound.stopVar;
+  // A loop over its whole size that starts at a task's rows: that index's first tasks are the
+  // longest. Otherwise the loop stops at the rows of `stop`, whose last tasks are.
+  const bool fromStart = k.loopBound.stopVar.empty();
+  const std::string &stop = fromStart ? k.loopBound.start->var : k.loopBound.stopVar;
   std::string total, others;
   for (const ir::IterVar &v : k.tasks) {
     std::string count = fmt::format("args.globals.{}_count", v.name);
@@ -810,11 +813,19 @@ void KernelPrinter::printTasksByLength() {
     w.line("}");
     w.line("int rest = task;");
   };
-  // Longest first: the stopping index slowest and backwards.
+  // Longest first: the stopping index slowest and backwards (the starting index forwards).
   auto printLongestFirst = [&] {
     w.comment("Tasks differ in length and come longest first: blocks take each round's in "
               "serpentine order, so that none takes the longest of every round.");
     printOrdinal("serpentine_task");
+    if (fromStart) {
+      w.comment(fmt::format("The loop of a task starts at its own first row, so tasks differ "
+                            "in length: '{}' varies slowest, and the longest tasks start first.",
+                            stop));
+      printOthers(/*restReadAfter=*/true);
+      w.linef("args.common.{} = rest;", stop);
+      return;
+    }
     w.comment(fmt::format("The loop of a task ends at its own last row, so tasks differ in "
                           "length: '{}' varies slowest and runs backwards, and the longest "
                           "tasks start first.",
@@ -856,6 +867,21 @@ void KernelPrinter::printTasksByLength() {
       printOthers(/*restReadAfter=*/false);
     }
   };
+  if (fromStart) {
+    {
+      auto rotated =
+          w.scope(fmt::format("if (args.globals.{}_count <= {})", stop, plan.rotatedMaxCount));
+      printRotatedTask(total, "Few tasks a head: the last task index varies fastest, each "
+                              "round shifted by one block.");
+    }
+    {
+      auto longest = w.scope("else");
+      printLongestFirst();
+    }
+    w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
+    printWholeLoopStart();
+    return;
+  }
   std::string pairedIf = fmt::format("args.globals.{}_count <= {}", stop, plan.pairedMaxCount);
   if (plan.pairedMinCount > 1)
     pairedIf =

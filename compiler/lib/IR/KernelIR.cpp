@@ -900,8 +900,11 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
       os << "rotated";
       break;
     case TaskOrder::ByLength:
-      os << "by-length paired=" << p.pairedMinCount << ".." << p.pairedMaxCount
-         << " head_major_max=" << p.headMajorMaxCount;
+      if (k.loopBound.stopVar.empty())
+        os << "by-length from the start rotated_max=" << p.rotatedMaxCount;
+      else
+        os << "by-length paired=" << p.pairedMinCount << ".." << p.pairedMaxCount
+           << " head_major_max=" << p.headMajorMaxCount;
       break;
     }
     if (p.rotateRowBlocks)
@@ -1026,8 +1029,10 @@ void verifyKernel(const Kernel &k) {
     TKC_INTERNAL_ASSERT(plan.taskOrder != TaskOrder::Grouped ||
                             (k.tasks.size() == 2 && plan.groupRows > 0),
                         "a grouped order walks two task indices in groups of rows");
-    TKC_INTERNAL_ASSERT(plan.taskOrder != TaskOrder::ByLength || !k.loopBound.stopVar.empty(),
-                        "tasks are ordered by length only where the loop stops at their rows");
+    TKC_INTERNAL_ASSERT(plan.taskOrder != TaskOrder::ByLength || !k.loopBound.stopVar.empty() ||
+                            k.loopBound.start,
+                        "tasks are ordered by length only where the loop stops or starts at "
+                        "their rows");
   }
 }
 

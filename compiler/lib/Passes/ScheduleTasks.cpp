@@ -10,7 +10,7 @@
 // - Task order. Two task indices as an output's tiles (`order: grouped`, the
 //   default with two) are walked a group of tile rows at a time, so that
 //   neighbouring blocks share operands in L2. Tasks whose loop stops at their
-//   own rows differ in length: they are ordered by length, and which order
+//   own rows (or start at them) differ in length: they are ordered by length, and which order
 //   (pairs of a head's long and short task, a head's tasks together, or
 //   longest first) is chosen at run time from the stopping index's count,
 //   between the bounds chosen here. Otherwise the last index varies fastest
@@ -47,7 +47,7 @@ bool scheduleTasks(ir::Kernel &kernel, DiagnosticEngine &) {
   const Tuning &tuning = kernel.arch->tuning;
   const ir::LoopBound &bound = kernel.loopBound;
   plan.groupRows = 0;
-  plan.pairedMinCount = plan.pairedMaxCount = plan.headMajorMaxCount = 0;
+  plan.pairedMinCount = plan.pairedMaxCount = plan.headMajorMaxCount = plan.rotatedMaxCount = 0;
   if (kernel.sequences) {
     // A task's length follows its sequence's, which only the device reads: each round's
     // tasks go to the blocks shifted by one, a sequence's tiles of a head side by side.
@@ -66,6 +66,11 @@ bool scheduleTasks(ir::Kernel &kernel, DiagnosticEngine &) {
     }
     if (shallowRing)
       plan.headMajorMaxCount = tuning.headMajorMaxCount;
+  } else if (bound.start) {
+    // A loop over its whole size that starts at the task's rows: the first tasks of that
+    // index are the longest. Few a head, the rotated order; more, longest first.
+    plan.taskOrder = ir::TaskOrder::ByLength;
+    plan.rotatedMaxCount = tuning.startRotatedMaxCount;
   } else if (kernel.groupedOrder && kernel.tasks.size() == 2) {
     plan.taskOrder = ir::TaskOrder::Grouped;
     plan.groupRows = kGroupRows;

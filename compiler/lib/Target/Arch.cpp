@@ -21,6 +21,7 @@ constexpr Tuning kHopperTuning{
     /*pairedMaxCount=*/16,
     /*pairedMinCountShallowRing=*/6,
     /*pairedShallowRingMinWarpgroups=*/3,
+    /*startRotatedMaxCount=*/32,
     /*rotateRowBlocksMinWarpgroups=*/3,
     /*skipUnitFactorRegisters=*/64,
     /*programRegisterOverhead=*/20,

@@ -500,7 +500,8 @@ enum class TaskOrder {
   Rotated,  ///< the last task index fastest, each round shifted by one block
             ///< (kittens::rotated_task)
   ByLength, ///< tasks whose loop stops at their rows: paired, head-major or longest first,
-            ///< chosen at run time from the stopping index's count (the counts below)
+            ///< chosen at run time from the stopping index's count (the counts below); or
+            ///< starts at them (a loop over its whole size): rotated or longest first
 };
 
 /// Where a task's first stage lies in the ring (kittens' RING_START).
@@ -550,6 +551,9 @@ struct Plan {
   /// paired order (pairedMaxCount 0: never), else up to headMajorMaxCount (0: never) a
   /// head's tasks together, else longest first.
   int pairedMinCount = 0, pairedMaxCount = 0, headMajorMaxCount = 0;
+  /// ByLength of a loop over its whole size that starts at the task's rows: up to this
+  /// count of the starting index the rotated order, else longest first.
+  int rotatedMaxCount = 0;
   /// The consumer warpgroups take the task's 64-row blocks in turn, task by task.
   bool rotateRowBlocks = false;
   RingStart ringStart = RingStart::First;

@@ -41,6 +41,12 @@ struct Tuning {
   int pairedMaxCount;
   int pairedMinCountShallowRing;
   int pairedShallowRingMinWarpgroups;
+  /// Tasks whose loop over its whole size starts at their rows (the causal attention
+  /// backward: the first of a head are the longest) keep the rotated order up to this many
+  /// tasks a head and come longest first above: at N = 8192 and 16384 (64 and 128 tasks a
+  /// head) longest first ran the causal backward at 0.79-0.84x cuDNN against 0.55-0.71x
+  /// rotated, at N = 1024-4096 (8-32) at 0.58-0.74x against 0.79-0.94x.
+  int startRotatedMaxCount;
   /// Causal kernels with at least this many consumer warpgroups take a task's row blocks in
   /// turn (1.01-1.02x at N <= 2048 with three; 0.99x at N >= 8192 with two).
   int rotateRowBlocksMinWarpgroups;
