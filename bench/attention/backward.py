@@ -84,6 +84,15 @@ def setup(args):
         (l2_flusher() if args.cold_l2 else None)
 
 
+def finish(args, records, problems):
+    """Writes the records (--out) and reports the points that were not timed; the exit code."""
+    if args.out:
+        write_records(args.out, records)
+    for p in problems:
+        print("PROBLEM", p)
+    return 1 if problems else 0
+
+
 def forward_backward(args):
     """--with-forward: a training step's attention, forward and backward, both sides."""
     import tkc.functional as tkf
@@ -147,11 +156,7 @@ def forward_backward(args):
                           flush=True)
                 del q, k, v, dO
                 torch.cuda.empty_cache()
-    if args.out:
-        write_records(args.out, records)
-    for p in problems:
-        print("PROBLEM", p)
-    return 1 if problems else 0
+    return finish(args, records, problems)
 
 
 def main():
@@ -267,11 +272,7 @@ def main():
                     del grads
                 del Q, K, V, dO, q, k, v, dQ, dK, dV, L, O
                 torch.cuda.empty_cache()
-    if args.out:
-        write_records(args.out, records)
-    for p in problems:
-        print("PROBLEM", p)
-    return 1 if problems else 0
+    return finish(args, records, problems)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,9 @@ from pathlib import Path
 
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import Results  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "kernels-spec"
 ATTENTION = SPECS / "attention_fwd.yaml"
@@ -264,21 +267,6 @@ def knob(kernel, names):
         if p in names:
             return ("param", p, float(value))
     return None
-
-
-class Results:
-    def __init__(self):
-        self.failed = []
-        self.count = 0
-
-    def report(self, ok, text):
-        self.count += 1
-        if not ok:
-            self.failed.append(text)
-        print("%s %s" % ("ok  " if ok else "FAIL", text), flush=True)
-
-    def skip(self, text):
-        print("SKIP %s" % text, flush=True)
 
 
 def errors(O, L, O_ref, L_ref):

@@ -27,6 +27,9 @@ from pathlib import Path
 
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import Results, attention_reference, begin, rel  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 BWD = ROOT / "kernels-spec" / "attention_bwd.yaml"
 DELTA = ROOT / "kernels-spec" / "attention_bwd_delta.yaml"
@@ -40,50 +43,13 @@ QUICK_N_VALUES = (1, 17, 193, 1000)
 REL_FRO = 1e-2
 
 
-class Results:
-    def __init__(self):
-        self.failed = []
-        self.count = 0
-
-    def report(self, ok, text):
-        self.count += 1
-        if not ok:
-            self.failed.append(text)
-        print("%s %s" % ("ok  " if ok else "FAIL", text), flush=True)
-
-
 def reference(Q, K, V, dO, scale, causal, window=None, softcap=None, slopes=None):
-    """(O, L, dQ, dK, dV) in fp32 by autograd: Q, dO [B, H, N, D], K, V [B, H_kv, N, D];
-    query head h reads key/value head h / (H / H_kv). The variants as their forward specs
-    define them: a causal sliding window (query r sees keys r - window < key <= r), scores
-    soft-capped to softcap * tanh(s / softcap), ALiBi's slopes[h] * (key - query) added."""
-    H, H_kv, N = Q.shape[1], K.shape[1], Q.shape[2]
+    """(O, L, dQ, dK, dV) in fp32 by autograd of common.attention_reference (the variants'
+    definitions are there)."""
     q, k, v = (t.float().requires_grad_() for t in (Q, K, V))
-    kk = k.repeat_interleave(H // H_kv, dim=1)
-    vv = v.repeat_interleave(H // H_kv, dim=1)
-    S = torch.matmul(q, kk.transpose(-1, -2)) * scale
-    if softcap is not None:
-        S = torch.tanh(S / softcap) * softcap
-    pos = torch.arange(N, device=Q.device)
-    if slopes is not None:
-        S = S + slopes.float()[None, :, None, None] * (pos[None, :] - pos[:, None]).float()
-    hidden = torch.zeros(N, N, dtype=torch.bool, device=Q.device)
-    if causal or window is not None:
-        hidden |= pos[None, :] > pos[:, None]
-    if window is not None:
-        hidden |= pos[None, :] <= pos[:, None] - window
-    S = S.masked_fill(hidden, float("-inf"))
-    L = torch.logsumexp(S, dim=-1)
-    O = torch.matmul(torch.exp(S - L[..., None]), vv)
+    O, L = attention_reference(q, k, v, scale, causal, window, softcap, slopes)
     O.backward(dO.float())
     return O.detach(), L.detach(), q.grad, k.grad, v.grad
-
-
-def rel(x, ref):
-    """||x - ref|| / ||ref||, the denominator at least 1e-3 a element (RMS): at N = 1 the
-    exact dQ and dK are 0 (one key: dS = P (dP - Delta) = 0), and the kernel's are rounding."""
-    floor = 1e-3 * ref.numel() ** 0.5
-    return ((x.float() - ref).norm() / ref.norm().clamp_min(floor)).item()
 
 
 def check_case(results, kernel, B, H, H_kv, N, gen, scale=None, variant=None):
@@ -245,11 +211,7 @@ def run_one_each(seed=3):
 
 def run_all(quick=False, seed=2025):
     import tkc
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    print("%s, torch %s" % (torch.cuda.get_device_name(), torch.__version__), flush=True)
-    results = Results()
-    gen = torch.Generator(device="cuda").manual_seed(seed)
+    results, gen = begin(seed)
     start = time.monotonic()
     prebuild()
     module = tkc.load(BWD)

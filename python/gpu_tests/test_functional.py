@@ -25,60 +25,14 @@ import sys
 import time
 import unittest
 
+from pathlib import Path
+
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import attention_reference, begin, rel  # noqa: E402
+
 REL = 1e-2
-
-
-class Results:
-    def __init__(self):
-        self.failed = []
-        self.count = 0
-
-    def report(self, ok, text):
-        self.count += 1
-        if not ok:
-            self.failed.append(text)
-        print("%s %s" % ("ok  " if ok else "FAIL", text), flush=True)
-
-    def expect_error(self, kind, needle, what, fn):
-        try:
-            fn()
-        except kind as e:
-            self.report(needle in str(e), "%s: %s: %s" % (what, type(e).__name__, e))
-            return
-        except Exception as e:  # the wrong kind of error
-            self.report(False, "%s: expected %s, got %s: %s" % (what, kind.__name__,
-                                                                type(e).__name__, e))
-            return
-        self.report(False, "%s: no error" % what)
-
-
-def reference(q, k, v, causal, scale, window=None, softcap=None, slopes=None):
-    """(O, L) in fp32 by plain torch ops, differentiable: q [B, H, N, D], k, v
-    [B, H_kv, N, D]."""
-    H, H_kv, N = q.shape[1], k.shape[1], q.shape[2]
-    kk = k.float().repeat_interleave(H // H_kv, dim=1)
-    vv = v.float().repeat_interleave(H // H_kv, dim=1)
-    S = torch.matmul(q.float(), kk.transpose(-1, -2)) * scale
-    if softcap is not None:
-        S = torch.tanh(S / softcap) * softcap
-    pos = torch.arange(N, device=q.device)
-    if slopes is not None:
-        S = S + slopes.float()[None, :, None, None] * (pos[None, :] - pos[:, None]).float()
-    hidden = torch.zeros(N, N, dtype=torch.bool, device=q.device)
-    if causal or window is not None:
-        hidden |= pos[None, :] > pos[:, None]
-    if window is not None:
-        hidden |= pos[None, :] <= pos[:, None] - window
-    S = S.masked_fill(hidden, float("-inf"))
-    L = torch.logsumexp(S, dim=-1)
-    return torch.matmul(torch.exp(S - L[..., None]), vv), L
-
-
-def rel(x, ref):
-    floor = 1e-3 * ref.numel() ** 0.5
-    return ((x.float() - ref.float()).norm() / ref.float().norm().clamp_min(floor)).item()
 
 
 def alibi_slopes(H):
@@ -124,7 +78,7 @@ def check_gradients(results, tkf, B, H, H_kv, N, D, gen, causal=False, window=No
     except Exception as e:
         results.report(False, "%s: %s: %s" % (label, type(e).__name__, e))
         return
-    O_ref, L_ref = reference(*refs, causal, sc, window, softcap, slopes)
+    O_ref, L_ref = attention_reference(*refs, sc, causal, window, softcap, slopes)
     if lse_grad:
         torch.autograd.backward((O_ref, L_ref), (g_o.float(), g_l))
     else:
@@ -312,11 +266,7 @@ def check_transformers(results, tkf, gen):
 
 def run_all(seed=7):
     import tkc.functional as tkf
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    print("%s, torch %s" % (torch.cuda.get_device_name(), torch.__version__), flush=True)
-    results = Results()
-    gen = torch.Generator(device="cuda").manual_seed(seed)
+    results, gen = begin(seed)
     start = time.monotonic()
     built = tkf.prebuild(variants=("plain", "softcap", "window", "alibi"), workers=16)
     print("prebuild: %d kernels, %.1f s" % (built, time.monotonic() - start), flush=True)
