@@ -216,6 +216,8 @@ def check_refusals(results, tkf):
     results.expect_error(ValueError, "get no gradient", "slopes that require grad",
                          lambda: tkf.attention(q, q, q, alibi_slopes=t(2, dtype=torch.float32,
                                                                      grad=True)))
+    results.expect_error(ValueError, "the kernels take CUDA tensors", "CPU inputs",
+                         lambda: tkf.attention(q.cpu(), q.cpu(), q.cpu()))
     results.expect_error(TypeError, "expected torch.bfloat16", "f32 inputs",
                          lambda: tkf.attention(q.float(), q.float(), q.float()))
     results.expect_error(ValueError, "attention mask", "a mask from transformers",

@@ -234,6 +234,10 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, causal: bool
         raise ValueError("tkc.functional.attention: q, k and v must be [B, H, N, D] and "
                          "[B, H_kv, N, D]; got %s, %s, %s"
                          % (list(q.shape), list(k.shape), list(v.shape)))
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.device.type not in ("cuda", "meta"):  # meta: shapes only, by the fake kernel
+            raise ValueError("tkc.functional.attention: %s is on %s; the kernels take CUDA "
+                             "tensors" % (name, t.device))
     if scale is None:
         scale = 1.0 / math.sqrt(D)
     if window is not None:
