@@ -63,7 +63,7 @@ class _Kernels:
         with entry[0]:
             if entry[1] is None:
                 from . import load
-                entry[1] = load(spec_dir() / spec, **params)
+                entry[1] = load(builder.find_spec_dir() / spec, **params)
         return entry[1].kernel(**params)
 
 
