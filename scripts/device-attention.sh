@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attention forward on a machine with an sm_90 GPU, torch and nvcc 13 (no tkc
+# Attention forward and backward on a machine with an sm_90 GPU, torch and nvcc 13 (no tkc
 # build dependencies needed there):
 #
 #   scripts/device-attention.sh prepare          # here, after building tkc: fills .gen-py/
@@ -23,6 +23,16 @@
 #   variants: bench/attention/variants.py, the variant specs (ALiBi, sinks, offset, bias) against
 #          FlexAttention, paired and with the L2 evicted; records in
 #          $OUT/attention-variants{,-cold}.json, logs beside them.
+#   backward: python/gpu_tests/test_attention_bwd.py (the backward specs, the variants'
+#          included) and python/gpu_tests/test_functional.py (tkc.functional.attention);
+#          logs in $OUT/attention-bwd-check.log and $OUT/functional-check.log;
+#   backward-sanitize: the backward specs' kernels once each (N=193) under memcheck,
+#          racecheck and synccheck, built first outside the sanitizer; logs in
+#          $OUT/attention-bwd-sanitize-*.log;
+#   backward-bench: bench/attention/backward.py, the backward and then forward and backward
+#          together against SDPA's cuDNN and FlashAttention-2; $OUT/attention-bwd{,-fwd-bwd}.json;
+#   train: bench/train/train_gpt.py eager and compiled, tkc against SDPA;
+#          $OUT/train-gpt{,-compiled}.json and logs.
 # QUICK=1 runs fewer sequence lengths in both; COLD_L2=1 evicts the L2 before every
 # timed run of the benchmark.
 set -uo pipefail
@@ -83,6 +93,43 @@ if [[ " $steps " == *" variants "* ]]; then
   python3 bench/attention/variants.py --out "$OUT/attention-variants-cold.json" \
     --commit "$COMMIT" --cold-l2 "${quick[@]}" 2>&1 | tee "$OUT/attention-variants-cold.log"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(variants-cold)
+fi
+if [[ " $steps " == *" backward "* ]]; then
+  echo "== backward and tkc.functional correctness (cache: $TKC_CACHE_DIR)"
+  python3 python/gpu_tests/test_attention_bwd.py "${quick[@]}" 2>&1 |
+    tee "$OUT/attention-bwd-check.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(backward)
+  python3 python/gpu_tests/test_functional.py 2>&1 | tee "$OUT/functional-check.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(functional)
+fi
+if [[ " $steps " == *" backward-sanitize "* ]]; then
+  echo "== the backward under compute-sanitizer on N=193"
+  python3 python/gpu_tests/test_attention_bwd.py --prebuild || failed+=(backward-prebuild)
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      python3 python/gpu_tests/test_attention_bwd.py --one-each 2>&1 |
+      tee "$OUT/attention-bwd-sanitize-$tool.log"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=("backward-sanitize-$tool")
+  done
+fi
+if [[ " $steps " == *" backward-bench "* ]]; then
+  echo "== the backward against torch SDPA (cuDNN, FlashAttention-2)"
+  python3 bench/attention/backward.py --out "$OUT/attention-bwd.json" --commit "$COMMIT" \
+    "${quick[@]}" ${COLD_L2:+--cold-l2} 2>&1 | tee "$OUT/attention-bwd.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(backward-bench)
+  python3 bench/attention/backward.py --with-forward --out "$OUT/attention-bwd-fwd-bwd.json" \
+    --commit "$COMMIT" "${quick[@]}" ${COLD_L2:+--cold-l2} 2>&1 |
+    tee "$OUT/attention-bwd-fwd-bwd.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(backward-bench-fwd-bwd)
+fi
+if [[ " $steps " == *" train "* ]]; then
+  echo "== a GPT trained with tkc attention and with SDPA"
+  python3 bench/train/train_gpt.py --out "$OUT/train-gpt.json" --commit "$COMMIT" 2>&1 |
+    tee "$OUT/train-gpt.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(train)
+  python3 bench/train/train_gpt.py --compile --out "$OUT/train-gpt-compiled.json" \
+    --commit "$COMMIT" 2>&1 | tee "$OUT/train-gpt-compiled.log"
+  [[ ${PIPESTATUS[0]} -eq 0 ]] || failed+=(train-compiled)
 fi
 if ((${#failed[@]})); then
   echo "device-attention: FAILED: ${failed[*]}"
