@@ -22,6 +22,16 @@ whatever the previous run left there, as back-to-back calls in a model do.
 """
 import torch
 
+# The FlashAttention-3 protocol the attention benchmarks share: batch x sequence length =
+# TOKENS, hidden HIDDEN (so H = HIDDEN / D heads), N over N_VALUES (QUICK_N_VALUES with
+# --quick), WARMUP runs of each side, then ROUNDS paired rounds.
+TOKENS = 16384
+HIDDEN = 2048
+N_VALUES = (1024, 2048, 4096, 8192, 16384)
+QUICK_N_VALUES = (1024, 4096)
+WARMUP = 10
+ROUNDS = 30
+
 # Cycles of the pre-roll sleep: ~0.1 s at the H100's clocks, far more than the
 # host needs to queue a few hundred runs.
 SLEEP_CYCLES = 200_000_000

@@ -39,15 +39,10 @@ sys.path.insert(0, str(ROOT / "python"))
 import tkc  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from timing import l2_flusher, paired_rates, write_records  # noqa: E402
+from timing import (HIDDEN, N_VALUES, QUICK_N_VALUES, ROUNDS, TOKENS, WARMUP,  # noqa: E402
+                    l2_flusher, paired_rates, write_records)
 
-TOKENS = 16384
-HIDDEN = 2048
-N_VALUES = (1024, 2048, 4096, 8192, 16384)
-QUICK_N_VALUES = (1024, 4096)
 REL_ERR_MAX = 2e-2
-WARMUP = 10
-ROUNDS = 30
 
 
 def rel_err(x, ref):

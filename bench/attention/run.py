@@ -40,18 +40,14 @@ sys.path.insert(0, str(ROOT / "python"))
 import tkc  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from timing import l2_flusher, paired_rates, write_records  # noqa: E402
+from timing import (HIDDEN, N_VALUES, QUICK_N_VALUES, ROUNDS, TOKENS,  # noqa: E402
+                    WARMUP, l2_flusher, paired_rates, write_records)
 
 SPEC = ROOT / "kernels-spec" / "attention_fwd.yaml"
-TOKENS = 16384
-HIDDEN = 2048
-N_VALUES = (512, 1024, 2048, 4096, 8192, 16384)
-QUICK_N_VALUES = (1024, 4096)
+N_VALUES = (512,) + N_VALUES  # the protocol's, and 512
 BASELINES = (("cuDNN (torch SDPA)", SDPBackend.CUDNN_ATTENTION),
              ("FlashAttention-2 (torch SDPA)", SDPBackend.FLASH_ATTENTION))
 REL_ERR_MAX = 1e-2
-WARMUP = 10
-ROUNDS = 30
 
 
 def head_dim(kernel):

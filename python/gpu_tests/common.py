@@ -16,6 +16,12 @@ class Results:
             self.failed.append(text)
         print("%s %s" % ("ok  " if ok else "FAIL", text), flush=True)
 
+    def summary(self, name, extra=""):
+        """Prints `name: P passed, F failed` (and `extra`); returns the failed checks."""
+        print("%s: %d passed, %d failed%s" % (name, self.count - len(self.failed),
+                                              len(self.failed), extra), flush=True)
+        return self.failed
+
     def skip(self, text):
         print("SKIP %s" % text, flush=True)
 

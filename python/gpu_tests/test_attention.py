@@ -844,9 +844,7 @@ def run_all(quick=False, seed=2024):
     check_varlen(results, quick, gen)
     check_key_bias(results, n_values, gen)
     check_weights(results, n_values, gen)
-    print("attention: %d passed, %d failed" % (results.count - len(results.failed),
-                                                len(results.failed)), flush=True)
-    return results.failed
+    return results.summary("attention")
 
 
 class AttentionOnGpu(unittest.TestCase):

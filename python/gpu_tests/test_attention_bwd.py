@@ -230,9 +230,7 @@ def run_all(quick=False, seed=2025):
     check_refusals(results, module, gen)
     check_delta(results, n_values, gen)
     check_variants(results, QUICK_N_VALUES if quick else VARIANT_N_VALUES, gen)
-    print("attention_bwd: %d passed, %d failed" % (results.count - len(results.failed),
-                                                    len(results.failed)), flush=True)
-    return results.failed
+    return results.summary("attention_bwd")
 
 
 class AttentionBackwardOnGpu(unittest.TestCase):

@@ -277,10 +277,7 @@ def run_all(seed=7):
     check_opcheck(results, tkf, gen)
     check_compile(results, tkf, gen)
     check_transformers(results, tkf, gen)
-    print("functional: %d passed, %d failed, %.0f s" % (
-        results.count - len(results.failed), len(results.failed), time.monotonic() - start),
-        flush=True)
-    return results.failed
+    return results.summary("functional", ", %.0f s" % (time.monotonic() - start))
 
 
 class FunctionalOnGpu(unittest.TestCase):
