@@ -91,6 +91,10 @@ def _backward_kernel(variant: str, D: int, causal: bool, gqa: bool):
     return _kernels.get(spec, **params)
 
 
+def _delta_kernel(D: int):
+    return _kernels.get(_DELTA_SPEC, D=D)
+
+
 def _variant_scalars(variant: str, window: int, softcap: float) -> dict:
     if variant == "window":
         return {"window": float(window)}
@@ -110,23 +114,21 @@ def prebuild(head_dims=BACKWARD_HEAD_DIMS, causal=(False, True), gqa=(False, Tru
     variants ("plain", "softcap", "window", "alibi"), `workers` nvcc builds at a time, so
     that the first training step does not compile them one by one."""
     from concurrent.futures import ThreadPoolExecutor
-    jobs = set()
+    jobs = set()  # (function, arguments): the lookups attention() and its backward make
     for variant in variants:
         if variant not in _VARIANTS:
             raise ValueError("prebuild: unknown variant %r; one of %s"
                              % (variant, ", ".join(_VARIANTS)))
         for D in head_dims:
-            jobs.add((_DELTA_SPEC, (("D", D),)))
+            jobs.add((_delta_kernel, (D,)))
             for c in causal:
                 if variant == "window" and not c:
                     continue  # a causal sliding window
-                fwd, bwd, has_causal = _VARIANTS[variant]
-                base = (("D", D), ("causal", c)) if has_causal else (("D", D),)
-                jobs.add((fwd, base))
+                jobs.add((_forward_kernel, (variant, D, c)))
                 for g in gqa:
-                    jobs.add((bwd, base + (("gqa", g),)))
+                    jobs.add((_backward_kernel, (variant, D, c, g)))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for f in [pool.submit(_kernels.get, spec, **dict(params)) for spec, params in jobs]:
+        for f in [pool.submit(fn, *a) for fn, a in jobs]:
             f.result()
     return len(jobs)
 
@@ -168,7 +170,7 @@ def attention_backward(grad_o: torch.Tensor, grad_l: Optional[torch.Tensor], q: 
                                   "for D in %s, not %d" % (list(BACKWARD_HEAD_DIMS), D))
     q, k, v, o, lse = (t.detach().contiguous() for t in (q, k, v, o, lse))
     grad_o = grad_o.detach().contiguous()
-    delta = _kernels.get(_DELTA_SPEC, D=D)(o, grad_o)
+    delta = _delta_kernel(D)(o, grad_o)
     if grad_l is not None:
         delta = delta - grad_l.detach().float()
     gqa = H != H_kv
