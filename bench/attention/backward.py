@@ -5,6 +5,7 @@ protocol.
 
     PYTHONPATH=python python3 bench/attention/backward.py [--out results.json] [--commit ID]
         [--quick] [--d 64] [--causal true] [--cold-l2] [--kernel-only] [--with-forward]
+        [--spec-dir DIR]
 
 Configurations: batch x sequence length = 16384 tokens, hidden 2048, so H = 2048 / D
 heads, N in 1024 ... 16384, B = 16384 / N, causal and not. Backward FLOPs = 2.5 x the
@@ -170,6 +171,9 @@ def main():
                     help="time our kernel and dQ's zeroing only (Delta and the conversion not)")
     ap.add_argument("--with-forward", action="store_true",
                     help="time forward and backward together (tkc.functional.attention)")
+    ap.add_argument("--spec-dir", type=Path, default=ROOT / "kernels-spec",
+                    help="where attention_bwd.yaml and attention_bwd_delta.yaml are read "
+                    "(another version of them, to compare; default the tree's)")
     args = ap.parse_args()
     if args.with_forward:
         return forward_backward(args)
@@ -177,9 +181,9 @@ def main():
     import torch.nn.functional as F
 
     gpu, commit, date, flush = setup(args)
-    module = tkc.load(ROOT / "kernels-spec" / "attention_bwd.yaml")
+    module = tkc.load(args.spec_dir / "attention_bwd.yaml")
     deltas = {int(k.params["D"]): k
-              for k in tkc.load(ROOT / "kernels-spec" / "attention_bwd_delta.yaml").kernels.values()}
+              for k in tkc.load(args.spec_dir / "attention_bwd_delta.yaml").kernels.values()}
     kernels = {(int(k.params["D"]), k.params["causal"] == "true"): k
                for k in module.kernels.values() if k.params["gqa"] == "false"}
     backends = {"cudnn": ("SDPA cuDNN backward", SDPBackend.CUDNN_ATTENTION),

@@ -183,7 +183,7 @@ private:
   std::string uniformly(const ir::Elementwise &e, bool holds);
   std::string rowReduceCall(const ir::ProgramOp &reduce, const std::string &f) const;
   void printRowReduce(const ir::ProgramOp &op);
-  void printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it);
+  void printMma(const ir::ProgramOp &op);
   std::string mmaOperand(const ir::MmaOperand &o, bool left, int64_t contraction,
                          const std::optional<ir::ColumnBound> &bound, spec::DType dtype);
   /// The element type register value `value` is converted to as a product's operand.

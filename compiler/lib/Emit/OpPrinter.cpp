@@ -343,8 +343,35 @@ void KernelPrinter::printOps(const std::vector<ir::ProgramOp> &ops) {
 }
 
 void KernelPrinter::printOps(const ir::ProgramOp *begin, const ir::ProgramOp *end) {
+  // Products in flight, in issue order, with the op before which each is waited for: wgmma
+  // groups retire in order, so one wait covers the latest product needed and all before it.
+  struct InFlight {
+    const ir::ProgramOp *waitAt;
+    int groups;
+  };
+  std::vector<InFlight> inFlight;
+  auto waitFor = [&](const ir::ProgramOp *at) {
+    size_t needed = 0; // products to retire: the first `needed`
+    for (size_t i = 0; i < inFlight.size(); ++i)
+      if (inFlight[i].waitAt <= at)
+        needed = i + 1;
+    if (!needed)
+      return;
+    int younger = 0;
+    for (size_t i = needed; i < inFlight.size(); ++i)
+      younger += inFlight[i].groups;
+    if (younger)
+      w.comment(fmt::format("Wait for the products needed from here on; the {} issued after "
+                            "them stay{} in flight.",
+                            inFlight.size() - needed, inFlight.size() - needed == 1 ? "s" : ""));
+    w.linef("kittens::warpgroup::mma_async_wait<{}>();", younger);
+    inFlight.erase(inFlight.begin(), inFlight.begin() + static_cast<std::ptrdiff_t>(needed));
+  };
   for (const ir::ProgramOp *it = begin; it != end; ++it) {
     const ir::ProgramOp &op = *it;
+    waitFor(it);
+    if (op.kind == ir::ProgramOp::Kind::Assign && op.fusedRowSum && it + 1 != end)
+      waitFor(it + 1);
     printColumnReadsFor(op);
     switch (op.kind) {
     case ir::ProgramOp::Kind::Assign:
@@ -360,7 +387,13 @@ void KernelPrinter::printOps(const ir::ProgramOp *begin, const ir::ProgramOp *en
       printRowReduce(op);
       break;
     case ir::ProgramOp::Kind::Mma:
-      printMma(op, it);
+      printMma(op);
+      if (op.shadow)
+        w.comment(fmt::format("In flight while the next {} (none needs its result or changes "
+                              "its operands).",
+                              op.shadow == 1 ? std::string("op runs")
+                                             : fmt::format("{} ops run", op.shadow)));
+      inFlight.push_back({std::min(it + 1 + op.shadow, end), ir::productGroups(k, op)});
       break;
     case ir::ProgramOp::Kind::AddGlobal:
       printAddGlobal(op);
@@ -378,6 +411,9 @@ void KernelPrinter::printOps(const ir::ProgramOp *begin, const ir::ProgramOp *en
       break;
     }
   }
+  // Waited for within the range (a hook): a product left in flight past it makes ptxas
+  // serialize every wgmma of the kernel (C7518), measured slower.
+  waitFor(end);
 }
 
 void KernelPrinter::printAssign(const ir::ProgramOp &op) {
@@ -592,7 +628,15 @@ void KernelPrinter::printStagedMma(const ir::ProgramOp &op) {
   w.linef("auto &tkc_staged = args.scratch.{}[kittens::lcf::traits<{}>::slot(args.ring_base, "
           "args.iter)];",
           t.name, structName);
-  w.linef("kittens::warpgroup::store(tkc_staged[tkc_wg], {});", valueRef(op.a.index));
+  const std::vector<ir::ProgramOp> &compute = k.program.compute;
+  const bool fromCopy = &op >= compute.data() && &op < compute.data() + compute.size() &&
+                        ir::stagedFromCopy(k, compute, static_cast<size_t>(&op - compute.data()));
+  if (fromCopy)
+    w.comment(fmt::format("Stored from the {} copy an earlier product made of it.",
+                          spec::spelling(ir::productDType(k, op.a, op.b))));
+  w.linef("kittens::warpgroup::store(tkc_staged[tkc_wg], {});",
+          fromCopy ? operandName(op.a.index, ir::productDType(k, op.a, op.b))
+                   : valueRef(op.a.index));
   w.line("kittens::fence_async_shared(); // make the stores visible to wgmma");
   w.linef("kittens::named_sync({}, NUM_CONSUMER_WARPGROUPS * kittens::WARPGROUP_THREADS);",
           k.plan.consumersBarrierId);
@@ -611,10 +655,9 @@ void KernelPrinter::printStagedMma(const ir::ProgramOp &op) {
     w.linef("kittens::warpgroup::mma_AtB({}, {}, {}, {});", valueRef(op.dst), a, bt,
             wg > 0 ? "true" : "false");
   }
-  w.line("kittens::warpgroup::mma_async_wait<0>();");
 }
 
-void KernelPrinter::printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it) {
+void KernelPrinter::printMma(const ir::ProgramOp &op) {
   if (op.a.where == ir::MmaOperand::Where::Register && op.a.transposed) {
     printStagedMma(op);
     return;
@@ -654,19 +697,6 @@ void KernelPrinter::printMma(const ir::ProgramOp &op, const ir::ProgramOp *&it) 
   } else {
     w.linef("kittens::warpgroup::{}({}, {}, {}, {});", fn, valueRef(op.dst), a, b, accumulate);
   }
-  if (op.shadow) {
-    w.comment(fmt::format("While the product runs (it neither feeds nor reads {}):",
-                          op.shadow == 1 ? "this" : "these"));
-    printOps(it + 1, it + 1 + op.shadow);
-    it += op.shadow;
-  }
-  if (op.waitWithNext) {
-    w.comment("Left in flight: the next product's wait covers this one too.");
-    return;
-  }
-  // Waited for within the hook: a product left in flight past it makes ptxas serialize
-  // every wgmma of the kernel (C7518), measured slower.
-  w.line("kittens::warpgroup::mma_async_wait<0>();");
 }
 
 /// `x = x + G[...]`: kittens' epilogue reads, bounded by the global's extents. In store_part

@@ -322,6 +322,49 @@ bool writesValue(const ProgramOp &op, unsigned value) {
   return hasDst && op.dst == value;
 }
 
+bool needsProduct(const ProgramOp &op, const ProgramOp &mma) {
+  if (writesValue(op, mma.dst) || llvm::is_contained(valuesRead(op), mma.dst))
+    return true;
+  for (const MmaOperand *o : {&mma.a, &mma.b}) {
+    if (o->where != MmaOperand::Where::Register || o->transposed)
+      continue;
+    if (writesValue(op, o->index))
+      return true;
+    // A product of the same register operand writes the bf16 copy again.
+    if (op.kind == ProgramOp::Kind::Mma)
+      for (const MmaOperand *p : {&op.a, &op.b})
+        if (p->where == MmaOperand::Where::Register && !p->transposed && p->index == o->index)
+          return true;
+  }
+  return false;
+}
+
+int productGroups(const Kernel &kernel, const ProgramOp &mma) {
+  if (mma.a.where == MmaOperand::Where::Register && mma.a.transposed)
+    return kernel.consumerWarpgroups;
+  if (kernel.plan.resultParts && mma.dst == kernel.plan.resultValue)
+    return kernel.plan.resultParts;
+  return 1;
+}
+
+bool stagedFromCopy(const Kernel &kernel, const std::vector<ProgramOp> &ops, size_t at) {
+  const ProgramOp &staged = ops[at];
+  if (staged.kind != ProgramOp::Kind::Mma || staged.a.where != MmaOperand::Where::Register ||
+      !staged.a.transposed)
+    return false;
+  const unsigned value = staged.a.index;
+  const DType dtype = productDType(kernel, staged.a, staged.b);
+  for (size_t j = at; j-- > 0;) {
+    const ProgramOp &op = ops[j];
+    if (op.kind == ProgramOp::Kind::Mma && op.a.where == MmaOperand::Where::Register &&
+        !op.a.transposed && op.a.index == value && productDType(kernel, op.a, op.b) == dtype)
+      return true;
+    if (writesValue(op, value))
+      return false;
+  }
+  return false;
+}
+
 bool Scalar::Check::accepts(double value) const {
   if (op == ">")
     return value > bound;
@@ -465,8 +508,6 @@ void printOps(const Kernel &k, const char *body, const std::vector<ProgramOp> &o
         os << " (overwrites at a task's first stage)";
       if (op.shadow)
         os << " (waited for after the next " << op.shadow << ")";
-      if (op.waitWithNext)
-        os << " (waited for with the next)";
       os << "\n";
       break;
     case ProgramOp::Kind::AddGlobal:
@@ -953,9 +994,12 @@ void verifyKernel(const Kernel &k) {
                               (op.kind == ProgramOp::Kind::Mma && i + op.shadow < ops.size()),
                           "only a product has ops in its shadow, and they exist");
       for (size_t j = i + 1; j <= i + op.shadow; ++j)
-        TKC_INTERNAL_ASSERT(ops[j].kind == ProgramOp::Kind::Assign ||
-                                ops[j].kind == ProgramOp::Kind::RowReduce,
-                            "only elementwise ops and reductions run under a product");
+        TKC_INTERNAL_ASSERT(
+            (ops[j].kind == ProgramOp::Kind::Assign || ops[j].kind == ProgramOp::Kind::RowReduce ||
+             ops[j].kind == ProgramOp::Kind::Mma || ops[j].kind == ProgramOp::Kind::StoreTile) &&
+                !needsProduct(ops[j], op),
+            "only elementwise ops, reductions, products and stores that do not "
+            "need a product run under it");
       bool hasDst = op.kind == ProgramOp::Kind::Assign || op.kind == ProgramOp::Kind::RowReduce ||
                     op.kind == ProgramOp::Kind::Mma || op.kind == ProgramOp::Kind::AddGlobal;
       TKC_INTERNAL_ASSERT(!hasDst || op.dst < p.values.size(), "program op without a value");

@@ -15,7 +15,11 @@
 //   - a product needs its accumulator and register operand at once, and a bf16
 //     copy of an f32 operand that outlives it (the copy is the operand itself
 //     where fuse-elementwise wrote it directly); a product with a shadow keeps
-//     all of them until its wait, after the shadow's ops;
+//     its result and those copies until its wait, after the shadow's ops (the
+//     f32 tile a copy was made from may die at the issue);
+//   - a staged (transposed) operand is stored from its f32 tile, or from the
+//     bf16 copy an earlier product made of it (ir::stagedFromCopy), which is
+//     then held from that product on;
 //   - a store or a global added reads its values and makes none;
 //   - a statement fused with the row sum after it (fuse-elementwise) that nothing
 //     reads past the sum is never whole: it costs nothing.
@@ -27,6 +31,7 @@
 #include "tkc/Passes/Passes.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tkc {
 
@@ -74,28 +79,50 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
   const size_t n = steps.size();
 
   // Reads at each step; a product's operands are read again where its shadow ends,
-  // and its bf16 copy of an f32 operand is held through the shadow.
+  // and its bf16 copy of an f32 operand is held through the shadow. A staged operand
+  // stored from an earlier product's bf16 copy reads that copy, held from the product
+  // that made it, instead of its f32 tile.
   std::vector<std::vector<unsigned>> reads(n);
-  std::vector<int> held(n, 0);
+  std::vector<std::set<unsigned>> heldCopies(n);
   for (size_t s = 0; s < n; ++s) {
     const ir::ProgramOp &op = *steps[s].op;
+    const std::vector<ir::ProgramOp> &body = program.body(steps[s].body);
+    const bool fromCopy = ir::stagedFromCopy(kernel, body, steps[s].index);
     for (unsigned v : ir::valuesRead(op))
-      reads[s].push_back(v);
+      if (!(fromCopy && v == op.a.index))
+        reads[s].push_back(v);
+    if (fromCopy) {
+      size_t i = steps[s].index; // the product that made the copy
+      while (i-- > 0 && !(body[i].kind == ir::ProgramOp::Kind::Mma &&
+                          body[i].a.where == ir::MmaOperand::Where::Register &&
+                          !body[i].a.transposed && body[i].a.index == op.a.index)) {
+      }
+      for (size_t t = s - (steps[s].index - i) + 1; t <= s; ++t)
+        heldCopies[t].insert(op.a.index);
+    }
     if (op.kind != ir::ProgramOp::Kind::Mma || !op.shadow)
       continue;
     std::vector<unsigned> operands{op.dst};
-    int copies = 0;
+    std::vector<unsigned> copies;
+    // An operand written only as the bf16 operand is itself held; another is held as
+    // its bf16 copy, and its f32 tile may die at the issue.
     for (const ir::MmaOperand *o : {&op.a, &op.b})
-      if (o->where == ir::MmaOperand::Where::Register) {
-        operands.push_back(o->index);
-        copies += bf16Copy(o->index);
+      if (o->where == ir::MmaOperand::Where::Register && !o->transposed) {
+        if (operandOnly[o->index])
+          operands.push_back(o->index);
+        else
+          copies.push_back(o->index);
       }
     const size_t end = std::min(n - 1, s + op.shadow); // the wait
     for (unsigned v : operands)
       reads[end].push_back(v);
     for (size_t t = s + 1; t <= end; ++t)
-      held[t] += copies;
+      heldCopies[t].insert(copies.begin(), copies.end());
   }
+  std::vector<int> held(n, 0);
+  for (size_t s = 0; s < n; ++s)
+    for (unsigned v : heldCopies[s])
+      held[s] += bf16Copy(v);
 
   // Backwards: live[s] = the temporaries live after step s.
   std::vector<std::vector<bool>> liveAfter(n, std::vector<bool>(nValues, false));

@@ -367,11 +367,10 @@ struct ProgramOp {
   /// Mma that accumulates: except at a task's first stage, whose product overwrites the
   /// accumulator instead (first-product-overwrites, which removed the accumulator's zeroing).
   bool firstStageOverwrites = false;
-  /// Mma (batch-products): not waited for after its issue; the next op is a product whose
-  /// result is none of those in flight, and a later wait covers both.
-  bool waitWithNext = false;
-  /// Mma: the ops that follow it which run while it is in flight (its wait comes
-  /// after them; overlap-row-sums).
+  /// Mma: the ops that follow it which run while it is in flight: its wait comes after
+  /// them (overlap-row-sums, batch-products). None of them reads or writes its result or
+  /// writes a register operand it reads; wgmma groups retire in order, so the emitter
+  /// waits once for every product needed at an op.
   unsigned shadow = 0;
   /// AddGlobal: the global is a vector along the columns, broadcast down the rows.
   bool perColumn = false;
@@ -735,6 +734,20 @@ std::vector<unsigned> valuesRead(const ProgramOp &op);
 
 /// Whether `op` assigns register value `value` (an Assign, RowReduce or Mma into it).
 bool writesValue(const ProgramOp &op, unsigned value);
+
+/// Whether `op` must wait for product `mma` in flight before it runs: it reads or writes
+/// the product's result, writes a register operand the product reads, or is a product of
+/// that operand too (which writes its bf16 copy again).
+bool needsProduct(const ProgramOp &op, const ProgramOp &mma);
+
+/// The wgmma groups product `mma` commits: one a call (one a warpgroup's tile for a
+/// staged operand, one a part for a result in parts).
+int productGroups(const Kernel &kernel, const ProgramOp &mma);
+
+/// Whether the staged (transposed register) operand of product `ops[at]` is stored to
+/// shared memory from the bf16 copy an earlier product of `ops` made of the same value
+/// (not written since), rather than from its f32 tile.
+bool stagedFromCopy(const Kernel &kernel, const std::vector<ProgramOp> &ops, size_t at);
 
 /// The dimension of its tile that coordinate `d` of `load` addresses: 0 rows,
 /// 1 columns (the tile spans the global's last two dimensions), or -1 for a

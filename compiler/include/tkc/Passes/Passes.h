@@ -65,9 +65,10 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags);
 /// warpgroups), the consumers take the rest (a multiple of 8, at most 256).
 bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags);
 
-/// Consumer programs: a product of shared-memory operands followed by another whose result is
-/// none of those left in flight is not waited for; a later wait covers both
-/// (ProgramOp::waitWithNext). None with a shadow or a result in parts.
+/// Consumer programs: a product followed, before the first op that needs it, by another
+/// product, or issued while one of a batch is in flight, stays in flight up to that op
+/// (ProgramOp::shadow), as many of them as the consumers' registers hold. None with a
+/// shadow already (overlap-row-sums) or a result in parts.
 bool batchProducts(ir::Kernel &kernel, DiagnosticEngine &diags);
 
 /// The registers a consumer thread keeps at its program's busiest op: the state, the
