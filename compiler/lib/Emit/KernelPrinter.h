@@ -184,8 +184,17 @@ private:
   std::string rowReduceCall(const ir::ProgramOp &reduce, const std::string &f) const;
   void printRowReduce(const ir::ProgramOp &op);
   void printMma(const ir::ProgramOp &op);
+  /// `copied`: a register operand is the bf16 copy an earlier product made (copiedBefore).
   std::string mmaOperand(const ir::MmaOperand &o, bool left, int64_t contraction,
-                         const std::optional<ir::ColumnBound> &bound, spec::DType dtype);
+                         const std::optional<ir::ColumnBound> &bound, spec::DType dtype,
+                         bool copied);
+  /// The bf16 (or other 16/8-bit) copy of register value `value` that products read: made
+  /// here (its absent columns past `bound` zeroed), or already made where `copied`.
+  std::string operandCopy(unsigned value, spec::DType dtype, int64_t cols,
+                          const std::optional<ir::ColumnBound> &bound, bool copied);
+  /// Whether product `op` of the body being printed reads an earlier product's copy of its
+  /// register operand (ir::operandCopySource).
+  bool copiedBefore(const ir::ProgramOp &op) const;
   /// The element type register value `value` is converted to as a product's operand.
   spec::DType operandDType(unsigned value) const;
   /// `tkc_p_bf16`: the register operand copy of `value`.
@@ -223,6 +232,8 @@ private:
   std::string layoutOf;
   /// Set while printing `k`, a loop tail, as compute_tail of this kernel's struct.
   const ir::Kernel *tailOf = nullptr;
+  /// The ops of the body being printed (printOps).
+  const ir::ProgramOp *bodyBegin = nullptr, *bodyEnd = nullptr;
   /// While printing store_part: how the split result's part is spelt ("acc").
   std::string resultPart;
   /// Names declared in the hook being printed, and the bf16 product operands a fused

@@ -328,13 +328,9 @@ bool needsProduct(const ProgramOp &op, const ProgramOp &mma) {
   for (const MmaOperand *o : {&mma.a, &mma.b}) {
     if (o->where != MmaOperand::Where::Register || o->transposed)
       continue;
+    // (A later product of the same operand reads the copy: operandCopySource.)
     if (writesValue(op, o->index))
       return true;
-    // A product of the same register operand writes the bf16 copy again.
-    if (op.kind == ProgramOp::Kind::Mma)
-      for (const MmaOperand *p : {&op.a, &op.b})
-        if (p->where == MmaOperand::Where::Register && !p->transposed && p->index == o->index)
-          return true;
   }
   return false;
 }
@@ -347,22 +343,23 @@ int productGroups(const Kernel &kernel, const ProgramOp &mma) {
   return 1;
 }
 
-bool stagedFromCopy(const Kernel &kernel, const std::vector<ProgramOp> &ops, size_t at) {
-  const ProgramOp &staged = ops[at];
-  if (staged.kind != ProgramOp::Kind::Mma || staged.a.where != MmaOperand::Where::Register ||
-      !staged.a.transposed)
-    return false;
-  const unsigned value = staged.a.index;
-  const DType dtype = productDType(kernel, staged.a, staged.b);
+std::optional<size_t> operandCopySource(const Kernel &kernel, llvm::ArrayRef<ProgramOp> ops,
+                                        size_t at) {
+  const ProgramOp &op = ops[at];
+  if (op.kind != ProgramOp::Kind::Mma || op.a.where != MmaOperand::Where::Register)
+    return std::nullopt;
+  const unsigned value = op.a.index;
+  const DType dtype = productDType(kernel, op.a, op.b);
   for (size_t j = at; j-- > 0;) {
-    const ProgramOp &op = ops[j];
-    if (op.kind == ProgramOp::Kind::Mma && op.a.where == MmaOperand::Where::Register &&
-        !op.a.transposed && op.a.index == value && productDType(kernel, op.a, op.b) == dtype)
-      return true;
-    if (writesValue(op, value))
-      return false;
+    const ProgramOp &earlier = ops[j];
+    if (earlier.kind == ProgramOp::Kind::Mma && earlier.a.where == MmaOperand::Where::Register &&
+        earlier.a.index == value)
+      return productDType(kernel, earlier.a, earlier.b) == dtype ? std::optional<size_t>(j)
+                                                                 : std::nullopt;
+    if (writesValue(earlier, value))
+      return std::nullopt;
   }
-  return false;
+  return std::nullopt;
 }
 
 bool Scalar::Check::accepts(double value) const {

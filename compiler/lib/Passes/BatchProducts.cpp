@@ -15,9 +15,12 @@
 //
 //   SwiGLU    gate += a @ b1; up += a @ b2              one wait for both
 //   backward  st = k @ q.T; dpt = v @ do.T; <pt>; <dst>;
-//             dv += pt @ do; dk += dst @ q; t0 = dst.T @ k
-//             pt computed while dpt runs; dv and dk run under the staging of dst
+//             dv += pt @ do; t0 = dst.T @ k; dk += dst @ q; dQ += t0
+//             pt computed while dpt runs; dk runs under dQ's store
 //
+// First, a store in compute moves below the products that follow it and do not
+// make what it stores (the backward's dQ store below dk's product), unless the
+// registers would then not hold the program.
 // A product alone (attention's forward `s = q @ k.T`) keeps its wait, and so
 // does one with a shadow overlap-row-sums chose. A product in flight holds its
 // result and its register operands' bf16 copies until its wait: where that
@@ -26,6 +29,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tkc/Passes/Passes.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 
@@ -62,9 +67,30 @@ size_t firstNeed(const ir::Kernel &kernel, const std::vector<ir::ProgramOp> &ops
     --j;
   return j;
 }
-} // namespace
 
-bool batchProducts(ir::Kernel &kernel, DiagnosticEngine &) {
+/// Moves each compute store below the products that follow it and do not write what it
+/// reads: they are issued before it and run while it is staged (the backward's dQ store
+/// under dV's and dK's products). Returns whether anything moved.
+bool sinkStores(const ir::Kernel &kernel, std::vector<ir::ProgramOp> &ops) {
+  bool moved = false;
+  for (size_t i = ops.size(); i-- > 0;) {
+    if (ops[i].kind != ir::ProgramOp::Kind::StoreTile)
+      continue;
+    for (size_t j = i; j + 1 < ops.size(); ++j) {
+      const ir::ProgramOp &next = ops[j + 1];
+      if (next.kind != ir::ProgramOp::Kind::Mma || inParts(kernel, next) ||
+          llvm::is_contained(ir::valuesRead(ops[j]), next.dst))
+        break;
+      std::swap(ops[j], ops[j + 1]);
+      moved = true;
+    }
+  }
+  return moved;
+}
+
+/// Leaves the products of `kernel`'s compute in flight as described above; false where the
+/// registers do not hold the program even with every product waited for at once.
+bool batch(ir::Kernel &kernel) {
   std::vector<ir::ProgramOp> &ops = kernel.program.compute;
   auto isProduct = [&](size_t i) { return ops[i].kind == ir::ProgramOp::Kind::Mma; };
 
@@ -85,7 +111,8 @@ bool batchProducts(ir::Kernel &kernel, DiagnosticEngine &) {
     openUntil = std::max(openUntil, need[i]);
   }
   if (batch.empty())
-    return true;
+    return peakLiveRegisters(kernel).registers <=
+           kernel.plan.consumerRegisters - registerOverhead(kernel);
 
   // The most products of the batch left in flight that the registers allow; among as many,
   // the earliest first (their shadows are the longest).
@@ -125,6 +152,21 @@ bool batchProducts(ir::Kernel &kernel, DiagnosticEngine &) {
       return true;
   }
   apply(0);
+  return false;
+}
+} // namespace
+
+bool batchProducts(ir::Kernel &kernel, DiagnosticEngine &) {
+  // Stores sunk below the products after them, unless that leaves more live than the
+  // registers hold; then the program's order, batched as it can be (check-registers
+  // reports a program that does not fit either way).
+  std::vector<ir::ProgramOp> original = kernel.program.compute;
+  if (sinkStores(kernel, kernel.program.compute) && !batch(kernel)) {
+    kernel.program.compute = std::move(original);
+    batch(kernel);
+    return true;
+  }
+  batch(kernel);
   return true;
 }
 

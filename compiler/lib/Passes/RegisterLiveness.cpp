@@ -17,9 +17,9 @@
 //     where fuse-elementwise wrote it directly); a product with a shadow keeps
 //     its result and those copies until its wait, after the shadow's ops (the
 //     f32 tile a copy was made from may die at the issue);
-//   - a staged (transposed) operand is stored from its f32 tile, or from the
-//     bf16 copy an earlier product made of it (ir::stagedFromCopy), which is
-//     then held from that product on;
+//   - a staged (transposed) operand is stored from its bf16 copy; a product
+//     whose operand an earlier product copied (ir::operandCopySource) reads
+//     that copy, held from the product that made it, not the f32 tile;
 //   - a store or a global added reads its values and makes none;
 //   - a statement fused with the row sum after it (fuse-elementwise) that nothing
 //     reads past the sum is never whole: it costs nothing.
@@ -79,27 +79,23 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
   const size_t n = steps.size();
 
   // Reads at each step; a product's operands are read again where its shadow ends,
-  // and its bf16 copy of an f32 operand is held through the shadow. A staged operand
-  // stored from an earlier product's bf16 copy reads that copy, held from the product
-  // that made it, instead of its f32 tile.
+  // and its bf16 copy of an f32 operand is held through the shadow. A product that reads
+  // the copy an earlier product made of its operand (ir::operandCopySource) reads that
+  // copy, held from the product that made it, instead of the f32 tile.
   std::vector<std::vector<unsigned>> reads(n);
   std::vector<std::set<unsigned>> heldCopies(n);
+  std::vector<bool> copiedBefore(n, false);
   for (size_t s = 0; s < n; ++s) {
     const ir::ProgramOp &op = *steps[s].op;
     const std::vector<ir::ProgramOp> &body = program.body(steps[s].body);
-    const bool fromCopy = ir::stagedFromCopy(kernel, body, steps[s].index);
+    std::optional<size_t> source = ir::operandCopySource(kernel, body, steps[s].index);
+    copiedBefore[s] = source.has_value();
     for (unsigned v : ir::valuesRead(op))
-      if (!(fromCopy && v == op.a.index))
+      if (!(source && v == op.a.index))
         reads[s].push_back(v);
-    if (fromCopy) {
-      size_t i = steps[s].index; // the product that made the copy
-      while (i-- > 0 && !(body[i].kind == ir::ProgramOp::Kind::Mma &&
-                          body[i].a.where == ir::MmaOperand::Where::Register &&
-                          !body[i].a.transposed && body[i].a.index == op.a.index)) {
-      }
-      for (size_t t = s - (steps[s].index - i) + 1; t <= s; ++t)
+    if (source)
+      for (size_t t = s - (steps[s].index - *source) + 1; t <= s; ++t)
         heldCopies[t].insert(op.a.index);
-    }
     if (op.kind != ir::ProgramOp::Kind::Mma || !op.shadow)
       continue;
     std::vector<unsigned> operands{op.dst};
@@ -204,9 +200,10 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
         both[v] = before[v] || after[v];
       at = &both;
       regs = sum(both, nullptr);
-      // A staged (transposed) operand is stored to shared memory from its f32 tile.
+      // The copy made here beside an f32 operand that outlives the product.
       for (const ir::MmaOperand *o : {&op.a, &op.b})
-        if (o->where == ir::MmaOperand::Where::Register && !o->transposed && after[o->index])
+        if (o->where == ir::MmaOperand::Where::Register && !(o == &op.a && copiedBefore[s]) &&
+            (after[o->index] || (s + 1 < n && heldCopies[s + 1].count(o->index))))
           copies += bf16Copy(o->index);
       break;
     default:

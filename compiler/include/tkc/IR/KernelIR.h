@@ -20,6 +20,7 @@
 #include "tkc/dsl/SourceManager.h"
 #include "tkc/dsl/SpecAST.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
@@ -736,18 +737,19 @@ std::vector<unsigned> valuesRead(const ProgramOp &op);
 bool writesValue(const ProgramOp &op, unsigned value);
 
 /// Whether `op` must wait for product `mma` in flight before it runs: it reads or writes
-/// the product's result, writes a register operand the product reads, or is a product of
-/// that operand too (which writes its bf16 copy again).
+/// the product's result or writes a register operand the product reads.
 bool needsProduct(const ProgramOp &op, const ProgramOp &mma);
 
 /// The wgmma groups product `mma` commits: one a call (one a warpgroup's tile for a
 /// staged operand, one a part for a result in parts).
 int productGroups(const Kernel &kernel, const ProgramOp &mma);
 
-/// Whether the staged (transposed register) operand of product `ops[at]` is stored to
-/// shared memory from the bf16 copy an earlier product of `ops` made of the same value
-/// (not written since), rather than from its f32 tile.
-bool stagedFromCopy(const Kernel &kernel, const std::vector<ProgramOp> &ops, size_t at);
+/// A product's register left operand (as is, or staged for a transposed one) is the bf16
+/// copy of an f32 value; the first product of the value makes the copy, and a later one
+/// reads it while the value is not written between them. For product `ops[at]`: the index
+/// of the earlier product in `ops` whose copy it reads, or none where it makes its own.
+std::optional<size_t> operandCopySource(const Kernel &kernel, llvm::ArrayRef<ProgramOp> ops,
+                                        size_t at);
 
 /// The dimension of its tile that coordinate `d` of `load` addresses: 0 rows,
 /// 1 columns (the tile spans the global's last two dimensions), or -1 for a
