@@ -18,9 +18,9 @@
 //             dv += pt @ do; t0 = dst.T @ k; dk += dst @ q; dQ += t0
 //             pt computed while dpt runs; dk runs under dQ's store
 //
-// First, a store in compute moves below the products that follow it and do not
-// make what it stores (the backward's dQ store below dk's product), unless the
-// registers would then not hold the program.
+// First, a compute store of a product's result moves below the products that
+// follow it and do not make what it stores (the backward's dQ store below dk's
+// product), unless the registers would then not hold the program.
 // A product alone (attention's forward `s = q @ k.T`) keeps its wait, and so
 // does one with a shadow overlap-row-sums chose. A product in flight holds its
 // result and its register operands' bf16 copies until its wait: where that
@@ -68,13 +68,25 @@ size_t firstNeed(const ir::Kernel &kernel, const std::vector<ir::ProgramOp> &ops
   return j;
 }
 
-/// Moves each compute store below the products that follow it and do not write what it
-/// reads: they are issued before it and run while it is staged (the backward's dQ store
-/// under dV's and dK's products). Returns whether anything moved.
+/// Whether compute store `ops[i]` stores a product's result: the last op before it that
+/// writes the value it stores is a product.
+bool storesProduct(const std::vector<ir::ProgramOp> &ops, size_t i) {
+  if (ops[i].expr.kind != ir::Elementwise::Kind::Value)
+    return false;
+  for (size_t j = i; j-- > 0;)
+    if (ir::writesValue(ops[j], ops[i].expr.value))
+      return ops[j].kind == ir::ProgramOp::Kind::Mma;
+  return false;
+}
+
+/// Moves each compute store of a product's result below the products that follow it and
+/// do not write what it reads: they are issued before the wait the store needs, and run
+/// while it is staged (the backward's dQ store under dK's product). Returns whether
+/// anything moved.
 bool sinkStores(const ir::Kernel &kernel, std::vector<ir::ProgramOp> &ops) {
   bool moved = false;
   for (size_t i = ops.size(); i-- > 0;) {
-    if (ops[i].kind != ir::ProgramOp::Kind::StoreTile)
+    if (ops[i].kind != ir::ProgramOp::Kind::StoreTile || !storesProduct(ops, i))
       continue;
     for (size_t j = i; j + 1 < ops.size(); ++j) {
       const ir::ProgramOp &next = ops[j + 1];
