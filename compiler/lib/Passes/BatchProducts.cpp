@@ -123,12 +123,10 @@ bool batch(ir::Kernel &kernel) {
     openUntil = std::max(openUntil, need[i]);
   }
   if (batch.empty())
-    return peakLiveRegisters(kernel).registers <=
-           kernel.plan.consumerRegisters - registerOverhead(kernel);
+    return fitsRegisters(kernel);
 
   // The most products of the batch left in flight that the registers allow; among as many,
   // the earliest first (their shadows are the longest).
-  const int budget = kernel.plan.consumerRegisters - registerOverhead(kernel);
   const size_t n = batch.size();
   auto apply = [&](size_t mask) {
     for (size_t b = 0; b < n; ++b)
@@ -160,7 +158,7 @@ bool batch(ir::Kernel &kernel) {
   });
   for (size_t mask : masks) {
     apply(mask);
-    if (peakLiveRegisters(kernel).registers <= budget)
+    if (fitsRegisters(kernel))
       return true;
   }
   apply(0);
@@ -173,11 +171,9 @@ bool batchProducts(ir::Kernel &kernel, DiagnosticEngine &) {
   // registers hold; then the program's order, batched as it can be (check-registers
   // reports a program that does not fit either way).
   std::vector<ir::ProgramOp> original = kernel.program.compute;
-  if (sinkStores(kernel, kernel.program.compute) && !batch(kernel)) {
-    kernel.program.compute = std::move(original);
-    batch(kernel);
+  if (sinkStores(kernel, kernel.program.compute) && batch(kernel))
     return true;
-  }
+  kernel.program.compute = std::move(original);
   batch(kernel);
   return true;
 }

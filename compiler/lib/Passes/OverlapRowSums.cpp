@@ -112,8 +112,7 @@ bool overlapRowSums(ir::Kernel &kernel, DiagnosticEngine &) {
   ops.push_back(std::move(mma));
   std::move(under.begin(), under.end(), std::back_inserter(ops));
   std::move(after.begin(), after.end(), std::back_inserter(ops));
-  if (peakLiveRegisters(kernel).registers + registerOverhead(kernel) >
-      kernel.plan.consumerRegisters)
+  if (!fitsRegisters(kernel))
     ops = std::move(original);
   return true;
 }

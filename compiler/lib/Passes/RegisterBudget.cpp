@@ -44,6 +44,11 @@ int registerOverhead(const ir::Kernel &kernel) {
          (kernel.plan.resultParts ? tuning.splitResultRegisterOverhead : 0);
 }
 
+bool fitsRegisters(const ir::Kernel &kernel) {
+  return peakLiveRegisters(kernel).registers + registerOverhead(kernel) <=
+         kernel.plan.consumerRegisters;
+}
+
 bool checkRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
   ir::Plan &plan = kernel.plan;
   const ir::Program &program = kernel.program;

@@ -92,6 +92,9 @@ struct RegisterPeak {
 RegisterPeak peakLiveRegisters(const ir::Kernel &kernel);
 /// The registers a consumer thread needs beside its live values (the target's Tuning).
 int registerOverhead(const ir::Kernel &kernel);
+/// Whether the registers live at the program's busiest op plus the overhead fit the
+/// consumers' share (what check-registers requires; passes that move ops ask it first).
+bool fitsRegisters(const ir::Kernel &kernel);
 
 /// Consumer programs: the registers live at the program's busiest op
 /// (peakLiveRegisters) plus the target's overhead (more beside a result in parts) fit
