@@ -3,7 +3,7 @@
 process, on the FlashAttention-3 protocol.
 
     PYTHONPATH=python python3 bench/attention/variants.py [--out results.json] [--commit ID]
-        [--quick] [--d 64] [--variant alibi] [--cold-l2]
+        [--quick] [--d 64] [--variant alibi] [--cold-l2] [--spec-dir DIR ...]
 
 Variants (each a spec in kernels-spec/ and the FlexAttention program that
 computes the same):
@@ -358,6 +358,9 @@ def main():
     ap.add_argument("--variant", action="append", choices=sorted(VARIANTS),
                     help="variant (repeat; default all)")
     ap.add_argument("--cold-l2", action="store_true", help="evict the L2 before every timed run")
+    ap.add_argument("--spec-dir", action="append", type=Path,
+                    help="take the variants' specs from this folder (repeat: each folder's "
+                         "kernels are timed at every point, an A/B in one process; not varlen)")
     args = ap.parse_args()
 
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
@@ -385,18 +388,23 @@ def main():
             run_varlen(flex, create_block_mask, args, n_values, flush, (gpu, commit, date),
                        records, rows, problems)
             continue
-        module = tkc.load(cls.spec)
-        kernels = {(head_dim(k), cls.causal(k)): k for k in module.kernels.values()}
+        # One side per --spec-dir (the shipped specs without one): each side's kernel is
+        # checked and paired against the same baselines at every point.
+        sides = []
+        for d in args.spec_dir or [cls.spec.parent]:
+            module = tkc.load(Path(d) / cls.spec.name)
+            sides.append((Path(d).name if args.spec_dir and len(args.spec_dir) > 1 else None,
+                          {(head_dim(k), cls.causal(k)): k for k in module.kernels.values()}))
         for D in args.d or (64, 128):
             H = cls.heads(D)
-            for causal in cls.causal_values:
+            for causal, (side, kernels) in ((c, s) for c in cls.causal_values for s in sides):
                 kernel = kernels.get((D, causal))
                 for N in (n for n in n_values if n <= cls.max_n):
                     B = cls.tokens // N
                     M = cls.queries(N)
-                    what = "%s B=%d H=%d %sN=%d D=%d %s" % (
+                    what = "%s B=%d H=%d %sN=%d D=%d %s%s" % (
                         vname, B, H, "M=%d " % M if M != N else "", N, D,
-                        "causal" if causal else "non-causal")
+                        "causal" if causal else "non-causal", " [%s]" % side if side else "")
                     if kernel is None:
                         problems.append("%s: no kernel" % what)
                         continue
@@ -445,6 +453,8 @@ def main():
                         config = {"B": B, "H": H, "N": N, "D": D, "causal": causal}
                         if M != N:
                             config["M"] = M
+                        if side:
+                            config["spec_dir"] = side
                         if args.cold_l2:
                             config["cold_l2"] = True
                         records.append({"kernel": "%s_vs_%s" % (kernel.name, short),

@@ -174,7 +174,12 @@ private:
                                                        const std::string &first) const;
   std::string elementwise(const ir::Elementwise &e) const;
   std::string taskInteger(const ir::Elementwise &e) const;
+  struct PositionParts {
+    std::string block, lane, constant;
+  };
+  PositionParts positionParts(const ir::Elementwise &e) const;
   std::string floatPosition(const ir::Elementwise &e) const;
+  std::string scaledPosition(const std::string &factor, const ir::Elementwise &position) const;
   void printApply(const std::string &dst, bool tile, const ir::Elementwise &e);
   void declareIfNew(unsigned index);
   void printAssign(const ir::ProgramOp &op);

@@ -412,7 +412,7 @@ void KernelPrinter::printLauncher() {
          "std::to_string(tasks) + \" output tiles are more than one launch can index\");");
   if (k.wholeTiles) {
     llvm::SmallVector<std::string, 2> whole;
-    for (const ir::ColumnBound &b : ir::columnBounds(k)) {
+    for (const ir::ColumnBound &b : ir::wholeTileBounds(k)) {
       std::string c = k.loopTail && b.var == k.loop.name
                           ? fmt::format("tkc_cover.full * {} + tkc_cover.tail * {} == {}",
                                         k.loop.step, k.loopTail->step, b.extent.str())

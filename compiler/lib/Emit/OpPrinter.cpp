@@ -125,7 +125,7 @@ void KernelPrinter::printTaskReads() {
 
 namespace {
 /// A whole number the same in every element of a task: a launch size, a task index, an
-/// integer below 2^31 in magnitude; or a sum or difference of them.
+/// integer below 2^31 in magnitude; or a sum, difference or product of them.
 bool isTaskInteger(const ir::Elementwise &e) {
   using Kind = ir::Elementwise::Kind;
   switch (e.kind) {
@@ -137,7 +137,8 @@ bool isTaskInteger(const ir::Elementwise &e) {
   case Kind::Unary:
     return e.unary == ir::UnaryOp::Neg && isTaskInteger(e.operands[0]);
   case Kind::Binary:
-    return (e.binary == ir::BinaryOp::Add || e.binary == ir::BinaryOp::Sub) &&
+    return (e.binary == ir::BinaryOp::Add || e.binary == ir::BinaryOp::Sub ||
+            e.binary == ir::BinaryOp::Mul) &&
            isTaskInteger(e.operands[0]) && isTaskInteger(e.operands[1]);
   default:
     return false;
@@ -164,6 +165,25 @@ bool isPosition(const ir::Elementwise &e) {
     return false;
   }
 }
+
+/// The same in every element of a task: numbers, scalars, per-task reads, sizes and task
+/// indices, and what is computed from them alone.
+bool isUniform(const ir::Elementwise &e) {
+  using Kind = ir::Elementwise::Kind;
+  switch (e.kind) {
+  case Kind::Number:
+  case Kind::Scalar:
+  case Kind::TaskRead:
+  case Kind::Size:
+  case Kind::TaskIndex:
+    return true;
+  case Kind::Unary:
+  case Kind::Binary:
+    return llvm::all_of(e.operands, isUniform);
+  default:
+    return false;
+  }
+}
 } // namespace
 
 /// A task integer (isTaskInteger) in a position's integer arithmetic: 64-bit, so that a sum of
@@ -185,13 +205,11 @@ std::string KernelPrinter::taskInteger(const ir::Elementwise &e) const {
   }
 }
 
-/// A position (isPosition) as a float, in three parts: the block's (an integer the same in
-/// every element, converted once), the lane's (floats kittens converted once) and a constant of
-/// the unrolled loops. Each element then adds one constant, and converts no integer (ALiBi's
-/// `slope * (col(j) - row(i))`).
-std::string KernelPrinter::floatPosition(const ir::Elementwise &e) const {
+/// A position (isPosition) in three parts: the block's (an integer the same in every element),
+/// the lane's (floats kittens converted once) and a constant of the unrolled loops.
+KernelPrinter::PositionParts KernelPrinter::positionParts(const ir::Elementwise &e) const {
   using Kind = ir::Elementwise::Kind;
-  std::string block, lane, constant;
+  PositionParts parts;
   auto add = [](std::string &sum, bool negative, const std::string &term) {
     sum = sum.empty() ? (negative ? "-" : "") + term
                       : fmt::format("{} {} {}", sum, negative ? "-" : "+", term);
@@ -200,38 +218,56 @@ std::string KernelPrinter::floatPosition(const ir::Elementwise &e) const {
                                                                    bool negative) {
     switch (x.kind) {
     case Kind::RowIndex:
-      add(block, negative,
+      add(parts.block, negative,
           fmt::format("({} * {}{} + tkc_row)", varExpr(x.var), x.step,
                       x.var == k.loopBound.stopVar ? minusLeadRows() : ""));
-      add(lane, negative, "tkc_e.lane_row");
-      add(constant, negative, "tkc_e.const_row");
+      add(parts.lane, negative, "tkc_e.lane_row");
+      add(parts.constant, negative, "tkc_e.const_row");
       return;
     case Kind::ColIndex:
-      add(block, negative,
+      add(parts.block, negative,
           tailOf && x.var == k.loop.name ? std::string("tkc_element")
                                          : fmt::format("{} * {}", varExpr(x.var), x.step));
-      add(lane, negative, "tkc_e.lane_col");
-      add(constant, negative, "tkc_e.const_col");
+      add(parts.lane, negative, "tkc_e.lane_col");
+      add(parts.constant, negative, "tkc_e.const_col");
       return;
     case Kind::Unary:
       collect(x.operands[0], !negative);
       return;
     case Kind::Binary:
       if (!isPosition(x)) {
-        add(block, negative, taskInteger(x));
+        add(parts.block, negative, taskInteger(x));
         return;
       }
       collect(x.operands[0], negative);
       collect(x.operands[1], x.binary == ir::BinaryOp::Sub ? !negative : negative);
       return;
     default:
-      add(block, negative, taskInteger(x));
+      add(parts.block, negative, taskInteger(x));
       return;
     }
   };
   collect(e, false);
-  return fmt::format("((static_cast<float>({}) + ({})) + static_cast<float>({}))", block, lane,
-                     constant);
+  return parts;
+}
+
+/// A position as a float: the block's integer converted once, the lane's floats added, and each
+/// element adds its one constant; no integer is converted per element.
+std::string KernelPrinter::floatPosition(const ir::Elementwise &e) const {
+  PositionParts p = positionParts(e);
+  return fmt::format("((static_cast<float>({}) + ({})) + static_cast<float>({}))", p.block, p.lane,
+                     p.constant);
+}
+
+/// A factor the same in every element times a position (ALiBi's `slope * (col(j) - row(i))`),
+/// distributed: the factor times the block's and the lane's parts is the same in every element
+/// (computed once), and each element adds the factor times its constant in one fused
+/// multiply-add, where the undistributed product costs an add and a multiply.
+std::string KernelPrinter::scaledPosition(const std::string &factor,
+                                          const ir::Elementwise &position) const {
+  PositionParts p = positionParts(position);
+  return fmt::format("fmaf({0}, static_cast<float>({1}), {0} * (static_cast<float>({2}) + ({3})))",
+                     factor, p.constant, p.block, p.lane);
 }
 
 std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
@@ -281,6 +317,10 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
     case ir::BinaryOp::Pow:
       return fmt::format("powf({}, {})", number(0), number(1));
     case ir::BinaryOp::Mul:
+      for (size_t i = 0; i < 2; ++i)
+        if (isPosition(e.operands[1 - i]) && isUniform(e.operands[i]))
+          return scaledPosition(operand(i), e.operands[1 - i]);
+      [[fallthrough]];
     case ir::BinaryOp::Div:
       return fmt::format("({} {} {})", number(0), ir::spelling(e.binary), number(1));
     case ir::BinaryOp::And:
@@ -298,6 +338,14 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
       }
       [[fallthrough]];
     default:
+      // A position against a task integer (`col(j) >= N`): in integers, exact at every size.
+      if (ir::isComparison(e.binary))
+        for (size_t i = 0; i < 2; ++i)
+          if (isPosition(e.operands[i]) && isTaskInteger(e.operands[1 - i]))
+            return i == 0 ? fmt::format("({} {} {})", operand(0), ir::spelling(e.binary),
+                                        taskInteger(e.operands[1]))
+                          : fmt::format("({} {} {})", taskInteger(e.operands[0]),
+                                        ir::spelling(e.binary), operand(1));
       return fmt::format("({} {} {})", operand(0), ir::spelling(e.binary), operand(1));
     }
   case Kind::Where:

@@ -657,12 +657,91 @@ void dropColumnBound(Program &program, const ColumnBound &bound) {
   });
 }
 
+namespace {
+/// `col(j) >= N` (or `N <= col(j)`) with col(j) and N those of a bound the program's own mask
+/// keeps (drop-masked-bounds): false at every column below N.
+bool pastExtent(const Elementwise &c, const std::vector<ColumnBound> &masked) {
+  using Kind = Elementwise::Kind;
+  if (c.kind != Kind::Binary || (c.binary != BinaryOp::Ge && c.binary != BinaryOp::Le))
+    return false;
+  const bool ge = c.binary == BinaryOp::Ge;
+  const Elementwise &col = c.operands[ge ? 0 : 1], &size = c.operands[ge ? 1 : 0];
+  return col.kind == Kind::ColIndex && size.kind == Kind::Size &&
+         llvm::any_of(masked, [&](const ColumnBound &b) {
+           return b.var == col.var && b.step == col.step && !b.extent.constant &&
+                  b.extent.symbol == size.var;
+         });
+}
+
+/// `e` with every `where(past N, a, b)` (pastExtent) replaced by b; `changed` set if any was.
+Elementwise withoutExtentMasks(const Elementwise &e, const std::vector<ColumnBound> &masked,
+                               bool &changed) {
+  if (e.kind == Elementwise::Kind::Where && pastExtent(e.operands[0], masked)) {
+    changed = true;
+    return withoutExtentMasks(e.operands[2], masked, changed);
+  }
+  Elementwise out = e;
+  for (Elementwise &o : out.operands)
+    o = withoutExtentMasks(o, masked, changed);
+  return out;
+}
+
+/// Removes from compute the masks of columns past a size (`s = where(col(j) >= N, -inf, s)`),
+/// which change nothing where no tile crosses it; an op left as `x = x` goes, and the products
+/// in flight across it count one op fewer. Returns whether there was any.
+bool dropExtentMasks(Program &p) {
+  bool any = false;
+  for (size_t i = 0; i < p.compute.size();) {
+    ProgramOp &op = p.compute[i];
+    bool changed = false;
+    Elementwise e = withoutExtentMasks(op.expr, p.maskedBounds, changed);
+    if (!changed) {
+      ++i;
+      continue;
+    }
+    any = true;
+    op.expr = std::move(e);
+    if (op.kind != ProgramOp::Kind::Assign || !op.expr.isValue(op.dst)) {
+      op.skipUntouched = false;
+      ++i;
+      continue;
+    }
+    for (size_t m = 0; m < i; ++m)
+      if (p.compute[m].shadow && m + p.compute[m].shadow >= i)
+        --p.compute[m].shadow;
+    p.compute.erase(p.compute.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return any;
+}
+
+/// Whether compute masks the columns past bound `b` (pastExtent).
+bool masksPast(const Program &p, const ColumnBound &b) {
+  Program copy = p;
+  copy.maskedBounds = {b};
+  return dropExtentMasks(copy);
+}
+} // namespace
+
+std::vector<ColumnBound> wholeTileBounds(const Kernel &kernel) {
+  std::vector<ColumnBound> bounds = columnBounds(kernel);
+  auto add = [&](const Kernel &k) {
+    for (const ColumnBound &b : k.program.maskedBounds)
+      if (!llvm::is_contained(bounds, b) && masksPast(k.program, b))
+        bounds.push_back(b);
+  };
+  add(kernel);
+  if (kernel.loopTail && kernel.loopTail->kernel)
+    add(*kernel.loopTail->kernel);
+  return bounds;
+}
+
 void attachWholeTiles(Kernel &kernel) {
-  if (!kernel.wantsWholeTiles || columnBounds(kernel).empty())
+  if (!kernel.wantsWholeTiles || wholeTileBounds(kernel).empty())
     return;
   Kernel whole = kernel;
   auto clear = [](Kernel &k) {
     forEachBound(k.program, [](std::optional<ColumnBound> &b) { b.reset(); });
+    dropExtentMasks(k.program);
   };
   clear(whole);
   if (whole.loopTail && whole.loopTail->kernel) {
@@ -887,7 +966,7 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   }
   if (k.wholeTiles) {
     std::vector<std::string> extents;
-    for (const ColumnBound &b : columnBounds(k))
+    for (const ColumnBound &b : wholeTileBounds(k))
       if (!llvm::is_contained(extents, b.extent.str()))
         extents.push_back(b.extent.str());
     for (const std::string &e : extents)

@@ -60,6 +60,7 @@ struct Fact {
     False,    ///< a condition that does not
     Column,   ///< col(j) of the bound's loop: at or past N
     Row,      ///< row(i) of the stored rows: below N
+    Extent,   ///< N itself, the bound's extent
     Positive, ///< a per-row or scalar quantity > 0 (possibly +inf)
     RowValue, ///< row vector `value`, opaque
   };
@@ -230,8 +231,9 @@ private:
     }
     case Kind::Scalar:
       return k.scalars[e.value].positive() ? Fact::of(W::Positive) : Fact{};
-    case Kind::TaskRead:
     case Kind::Size:
+      return !bound.extent.constant && e.var == bound.extent.symbol ? Fact::of(W::Extent) : Fact{};
+    case Kind::TaskRead:
     case Kind::TaskIndex:
     case Kind::StageRead:  // TMA's zeros past the end, but not proven here
     case Kind::ColumnRead: // 0 past the end, not proven to be the identity either
@@ -287,6 +289,24 @@ private:
         return Fact::of(W::True);
       if (cmp == B::Lt || cmp == B::Le || cmp == B::Eq)
         return Fact::of(W::False);
+      return Fact{};
+    }
+    // A column past N against N itself: col >= N; a stored row: row < N.
+    if (a.what == W::Extent || b.what == W::Extent) {
+      const Fact &x = a.what == W::Extent ? b : a;
+      B cmp = a.what == W::Extent ? ir::swapped(op) : op; // as `x OP N`
+      if (x.what == W::Column) {
+        if (cmp == B::Ge)
+          return Fact::of(W::True);
+        if (cmp == B::Lt)
+          return Fact::of(W::False);
+      }
+      if (x.what == W::Row) {
+        if (cmp == B::Lt || cmp == B::Le || cmp == B::Ne)
+          return Fact::of(W::True);
+        if (cmp == B::Ge || cmp == B::Gt || cmp == B::Eq)
+          return Fact::of(W::False);
+      }
       return Fact{};
     }
     bool rowNaN = a.rowNaN || b.rowNaN;

@@ -769,8 +769,14 @@ std::vector<ColumnBound> columnBounds(const Kernel &kernel);
 /// Removes `bound` from every value and op of `program` that carries it.
 void dropColumnBound(Program &program, const ColumnBound &bound);
 
-/// When the kernel has column bounds, attaches to kernel.wholeTiles a copy
-/// named `<name>_whole` whose program (and loop tail's) has none: where no
+/// The sizes a kernel's `_whole` copy (attachWholeTiles) needs no tile to cross: its column
+/// bounds, and the bounds its program's own mask keeps where compute masks the columns past
+/// them (`where(col(j) >= N, -inf, s)`), each loop tail's included.
+std::vector<ColumnBound> wholeTileBounds(const Kernel &kernel);
+
+/// When the kernel has column bounds, or masks of the columns past a size that its program's
+/// own mask keeps (`where(col(j) >= N, -inf, s)`), attaches to kernel.wholeTiles a copy
+/// named `<name>_whole` whose program (and loop tail's) has neither: where no
 /// tile crosses its size, the copy computes the same without the code for
 /// partial tiles, which costs the full tiles' loop even where it never runs.
 void attachWholeTiles(Kernel &kernel);
