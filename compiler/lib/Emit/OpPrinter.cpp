@@ -167,22 +167,14 @@ bool isPosition(const ir::Elementwise &e) {
 }
 
 /// The same in every element of a task: numbers, scalars, per-task reads, sizes and task
-/// indices, and what is computed from them alone.
+/// indices, and what is computed from them alone (no register value, position or read of a
+/// stage or of columns).
 bool isUniform(const ir::Elementwise &e) {
   using Kind = ir::Elementwise::Kind;
-  switch (e.kind) {
-  case Kind::Number:
-  case Kind::Scalar:
-  case Kind::TaskRead:
-  case Kind::Size:
-  case Kind::TaskIndex:
-    return true;
-  case Kind::Unary:
-  case Kind::Binary:
-    return llvm::all_of(e.operands, isUniform);
-  default:
-    return false;
-  }
+  return !ir::anyOf(e, [](const ir::Elementwise &x) {
+    return x.kind == Kind::Value || x.kind == Kind::RowIndex || x.kind == Kind::ColIndex ||
+           x.kind == Kind::StageRead || x.kind == Kind::ColumnRead;
+  });
 }
 } // namespace
 
