@@ -98,8 +98,7 @@ void KernelPrinter::printComputeIters(const std::string &idle) {
               "own last row (the task's other warpgroups may need more).");
     auto scope = w.scope("");
     w.linef("const long long tkc_end = (long long)args.common.{} * {} + ({} + 1) * 64{}{};",
-            k.loopBound.stopVar, k.loopBound.stopStep, rowsBlock(), minusLeadRows(),
-            deviceShift(k.loopBound.shift));
+            k.loopBound.stopVar, k.loopBound.stopStep, rowsBlock(), minusLeadRows(), stopShift());
     w.linef("const long long tkc_extent = tkc_end < {0} ? tkc_end : {0};", extentExpr(k.loop.size));
     w.linef("const int tkc_iters = static_cast<int>((tkc_extent + {0} - 1) / {0}){1};", k.loop.step,
             k.loopBound.start ? fmt::format(" - args.common.{}_start", k.loop.name) : "");
@@ -107,7 +106,9 @@ void KernelPrinter::printComputeIters(const std::string &idle) {
     // A shift may end a warpgroup's rows before the loop's first element (C++ division
     // truncates toward zero, so tkc_iters may then be below 0).
     w.linef("  args.compute_iters = {};",
-            k.loopBound.shift.empty() ? "tkc_iters" : "tkc_iters > 0 ? tkc_iters : 0");
+            k.loopBound.shift.empty() && k.loopBound.stopScalar.empty()
+                ? "tkc_iters"
+                : "tkc_iters > 0 ? tkc_iters : 0");
   }
   if (k.loopBound.start) {
     w.comment("And its rows need none of the stages before its own first row's first element "

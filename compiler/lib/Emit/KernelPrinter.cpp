@@ -320,6 +320,13 @@ std::string KernelPrinter::deviceShift(const std::vector<ir::SizeTerm> &shift) c
       shift, [](const std::string &size) { return "(long long)args.globals." + size; });
 }
 
+std::string KernelPrinter::stopShift() const {
+  std::string terms = deviceShift(k.loopBound.shift);
+  if (!k.loopBound.stopScalar.empty())
+    terms += fmt::format(" + (long long)ceil((double)args.globals.{}) - 1", k.loopBound.stopScalar);
+  return terms;
+}
+
 std::string KernelPrinter::loopStartElement(const std::string &rowOffset) const {
   const ir::LoopBound::Start &start = *k.loopBound.start;
   return fmt::format("(double)((long long)args.common.{} * {}{}{}{}) - {} {} {}.0", start.var,
@@ -666,6 +673,10 @@ void KernelPrinter::printCommonSetup() {
                           k.tasks.back().name));
     printRotatedTask(total, "The last task index varies fastest: neighbouring blocks share "
                             "their loop's operands in L2.");
+    if (!k.loopBound.stopVar.empty()) {
+      printStoppedLoop();
+      return;
+    }
     w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
     printWholeLoopStart();
     return;
@@ -903,11 +914,18 @@ void KernelPrinter::printTasksByLength() {
     branch.emplace(w.scope("else"));
   printLongestFirst();
   branch.reset();
+  printStoppedLoop();
+}
+
+/// A task's stages where the loop stops at its rows (and may start at them): from its start's
+/// tile to its last row's stop, none where that ends before the loop's first element.
+void KernelPrinter::printStoppedLoop() {
+  const std::string &stop = k.loopBound.stopVar;
   w.linef("const long long end = (long long)(args.common.{} + 1) * {}{}{};", stop,
-          k.loopBound.stopStep, minusLeadRows(), deviceShift(k.loopBound.shift));
+          k.loopBound.stopStep, minusLeadRows(), stopShift());
   w.linef("const long long extent = end < args.globals.{0} ? end : args.globals.{0};",
           k.loop.size.str());
-  if (k.loopBound.shift.empty()) {
+  if (k.loopBound.shift.empty() && k.loopBound.stopScalar.empty()) {
     w.linef("args.num_iters = static_cast<int>((extent + {0} - 1) / {0});", k.loop.step);
   } else {
     w.comment("A shift may end a task before the loop's first element: no stage then.");
@@ -915,15 +933,21 @@ void KernelPrinter::printTasksByLength() {
             k.loop.step);
   }
   if (const auto &start = k.loopBound.start) {
-    w.comment(fmt::format("The task's rows need the elements of {} from row{} on "
+    w.comment(fmt::format("The task's rows need the elements of {} from row({}){} on "
                           "(its first row's, the earliest): the loop begins at that "
                           "element's tile.",
-                          k.loop.size.str(), start->str()));
+                          k.loop.size.str(), start->var, start->str()));
     w.linef("const double first = {};", loopStartElement(""));
     w.linef("args.common.{0}_start = first > 0 ? static_cast<int>((long long)first / {1}) : "
             "0;",
             k.loop.name, k.loop.step);
     w.linef("args.num_iters -= args.common.{}_start;", k.loop.name);
+    if (!k.loopBound.stopScalar.empty()) {
+      w.comment(fmt::format("A {} below 1 may stop the task before it starts: no stage then.",
+                            k.loopBound.stopScalar));
+      w.line("if (args.num_iters < 0)");
+      w.line("  args.num_iters = 0;");
+    }
   }
 }
 

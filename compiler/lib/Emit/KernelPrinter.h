@@ -105,6 +105,9 @@ private:
   std::string minusLeadRows() const;
   /// ` + (long long)args.globals.N - (long long)args.globals.M` for a loop bound's shift.
   std::string deviceShift(const std::vector<ir::SizeTerm> &shift) const;
+  /// What the loop's stop adds to the row form's end: the shift's sizes and, with a scalar
+  /// stop, ceil(scalar) - 1.
+  std::string stopShift() const;
   std::string loopStartElement(const std::string &rowOffset) const;
   std::string rowsBlock(bool next = false) const;
   std::string warpgroupCoord(const std::vector<ir::Coord> &coords, bool next = false,
@@ -146,6 +149,7 @@ private:
   /// `order`: a comment on the indices' order, printed before them (empty: none).
   void printRotatedTask(const std::string &total, const std::string &order);
   void printWholeLoopStart();
+  void printStoppedLoop();
   /// The register tile a tile store stores: its value, or `tkc_out` computed from its
   /// expression (printed here).
   std::string storedTile(const ir::ProgramOp &store);

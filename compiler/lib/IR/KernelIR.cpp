@@ -950,6 +950,7 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
   if (!k.loopBound.stopVar.empty())
     os << "  loop " << k.loop.name << " stops at " << k.loopBound.stopStep << " * ("
        << k.loopBound.stopVar << " + 1)" << sizeTermsText(k.loopBound.shift, spell)
+       << (k.loopBound.stopScalar.empty() ? "" : " + ceil(" + k.loopBound.stopScalar + ") - 1")
        << (k.loopBound.perRow ? ", each consumer warpgroup after its own last row" : "") << "\n";
   if (const auto &start = k.loopBound.start)
     os << "  loop " << k.loop.name << " starts at the tile of max(0, row(" << start->var << ")"

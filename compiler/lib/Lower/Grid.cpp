@@ -106,6 +106,7 @@ std::optional<ir::LoopBound> Lowering::parseStop(const Expr &expr) const {
   std::optional<ir::LoopBound> bound;
   int64_t ones = 0;
   std::vector<ir::SizeTerm> shift;
+  std::string scalar;
   for (const auto &[term, negative] : terms) {
     if (!negative && !bound) {
       if ((bound = parseTaskEnd(*term)) || (bound = parseRowEnd(*term))) {
@@ -122,12 +123,21 @@ std::optional<ir::LoopBound> Lowering::parseStop(const Expr &expr) const {
       ones += negative ? -1 : 1;
       continue;
     }
+    // `row(i) + window`: a scalar in place of the row form's `+ 1`.
+    if (term->kind == Expr::Kind::Name && !negative && scalar.empty() &&
+        scalarIndex.count(term->text)) {
+      scalar = term->text;
+      continue;
+    }
     return std::nullopt;
   }
-  // The row form ends after its row (`+ 1`); the task form's `+ 1` is inside its product.
-  if (!bound || ones != (bound->perRow ? 1 : 0))
+  // The row form ends after its row (`+ 1`, or a scalar); the task form's `+ 1` is inside its
+  // product.
+  if (!bound || ones != (bound->perRow && scalar.empty() ? 1 : 0) ||
+      (!scalar.empty() && !bound->perRow))
     return std::nullopt;
   bound->shift = std::move(shift);
+  bound->stopScalar = std::move(scalar);
   return bound;
 }
 

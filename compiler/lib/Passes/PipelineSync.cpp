@@ -74,7 +74,9 @@ bool placesOnlyWarpgroupRows(const ir::Kernel &kernel, const std::string &var) {
 bool alignRowsToEnd(const ir::Kernel &kernel) {
   const std::string &var = kernel.loopBound.stopVar;
   // Along sequences each sequence ends where it does: no alignment holds for all of them.
-  if (var.empty() || kernel.consumerWarpgroups < 2 || kernel.sequences)
+  // A stop a scalar past each row leaves the last task no longer than the others.
+  if (var.empty() || kernel.consumerWarpgroups < 2 || kernel.sequences ||
+      !kernel.loopBound.stopScalar.empty())
     return false;
   return ir::stopTask(kernel).step == int64_t{kWarpgroupRows} * kernel.consumerWarpgroups &&
          placesOnlyWarpgroupRows(kernel, var);

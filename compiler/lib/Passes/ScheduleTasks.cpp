@@ -52,6 +52,10 @@ bool scheduleTasks(ir::Kernel &kernel, DiagnosticEngine &) {
     // A task's length follows its sequence's, which only the device reads: each round's
     // tasks go to the blocks shifted by one, a sequence's tiles of a head side by side.
     plan.taskOrder = ir::TaskOrder::Rotated;
+  } else if (!bound.stopScalar.empty()) {
+    // A stop a scalar past each row (a window): the tasks are as long as one another but near
+    // the end of the size, which the order by length does not model.
+    plan.taskOrder = ir::TaskOrder::Rotated;
   } else if (!bound.stopVar.empty()) {
     plan.taskOrder = ir::TaskOrder::ByLength;
     const bool shallowRing = plan.stages <= tuning.headMajorMaxStages;

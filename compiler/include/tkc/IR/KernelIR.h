@@ -427,7 +427,8 @@ std::string sizeTermsText(const std::vector<SizeTerm> &terms,
 /// stops at the task's last row (causal attention).
 struct LoopBound {
   /// Empty: the loop runs over the whole size. Otherwise the loop stops at
-  /// element `(stopVar + 1) * stopStep + shift` (exclusive), never below 0.
+  /// element `(stopVar + 1) * stopStep + shift` (exclusive; with `stopScalar`, plus
+  /// ceil(scalar) - 1), never below 0.
   std::string stopVar;
   int64_t stopStep = 0;
   /// Written `min(size, row(task) + 1 + N - M)`: launch sizes that move every row's stop
@@ -453,6 +454,11 @@ struct LoopBound {
     std::string str() const;
   };
   std::optional<Start> start;
+  /// Written `min(size, row(task) + SCALAR + SHIFT)`: row r needs the loop's elements below
+  /// r + SCALAR + SHIFT, SCALAR a launcher scalar (a sliding window's width, the backward's
+  /// queries after each key): the stop is the last row + ceil(SCALAR) + SHIFT. Empty: the
+  /// row form's `+ 1`.
+  std::string stopScalar = {};
 };
 
 /// `sequences: {T: offsets}`: launch size T is sequences packed end to end, split at the S
