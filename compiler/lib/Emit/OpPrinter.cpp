@@ -125,7 +125,7 @@ void KernelPrinter::printTaskReads() {
 
 namespace {
 /// A whole number the same in every element of a task: a launch size, a task index, an
-/// integer below 2^31 in magnitude; or a sum, difference or product of them.
+/// integer below 2^31 in magnitude; or a sum or difference of them.
 bool isTaskInteger(const ir::Elementwise &e) {
   using Kind = ir::Elementwise::Kind;
   switch (e.kind) {
@@ -137,8 +137,7 @@ bool isTaskInteger(const ir::Elementwise &e) {
   case Kind::Unary:
     return e.unary == ir::UnaryOp::Neg && isTaskInteger(e.operands[0]);
   case Kind::Binary:
-    return (e.binary == ir::BinaryOp::Add || e.binary == ir::BinaryOp::Sub ||
-            e.binary == ir::BinaryOp::Mul) &&
+    return (e.binary == ir::BinaryOp::Add || e.binary == ir::BinaryOp::Sub) &&
            isTaskInteger(e.operands[0]) && isTaskInteger(e.operands[1]);
   default:
     return false;
