@@ -151,7 +151,7 @@ void KernelPrinter::printComputeBody() {
   // Globals read per column: the lane's columns of the stage into registers once, before
   // their first reader (printColumnReadsFor).
   for (unsigned r = 0; r < k.columnReads.size(); ++r)
-    if (auto span = ir::columnReadSpan(k.program, r))
+    if (auto span = ir::columnReadSpan(k, r))
       columnReadFirst.emplace_back(r, span->first);
   printOps(k.program.compute);
   columnReadFirst.clear();

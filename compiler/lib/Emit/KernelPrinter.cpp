@@ -343,6 +343,10 @@ std::string KernelPrinter::rowsBlock(bool next) const {
   return next ? "tkc_next_block" : "tkc_block";
 }
 
+std::string KernelPrinter::stageRowBlock(const ir::Parts &parts) {
+  return parts.cols > 1 ? fmt::format("tkc_wg / {}", parts.cols) : "tkc_wg";
+}
+
 std::string KernelPrinter::warpgroupCoord(const std::vector<ir::Coord> &coords, bool next,
                                           const std::optional<ir::Parts> &stageRows) const {
   std::vector<std::string> parts;
@@ -351,7 +355,7 @@ std::string KernelPrinter::warpgroupCoord(const std::vector<ir::Coord> &coords, 
     if (stageRows) {
       // This warpgroup's block of a value whose rows are the stage's (RegValue::stageRows).
       if (d + 2 == coords.size() && stageRows->rows > 1)
-        c = fmt::format("{} * {} + tkc_wg / {}", c, stageRows->rows, stageRows->cols);
+        c = fmt::format("{} * {} + {}", c, stageRows->rows, stageRowBlock(*stageRows));
       else if (d + 1 == coords.size() && stageRows->cols > 1)
         c = fmt::format("{} * {} + tkc_wg % {}", c, stageRows->cols, stageRows->cols);
     } else if (d + 2 == coords.size()) {
@@ -505,7 +509,8 @@ void KernelPrinter::printLayout() {
     for (const ir::Load &load : k.loads)
       w.linef("{0}_tile {0};", k.stageTiles[load.tile].name);
     for (size_t r = 0; r < k.columnReads.size(); ++r)
-      w.linef("{} tkc_cols{}[{}]; // '{}' at the stage's columns (the producer's copy)",
+      w.linef("alignas(8) {} tkc_cols{}[{}]; // '{}' at the stage's columns (the producer's "
+              "copy; read in pairs)",
               kittensScalar(k.globals[k.columnReads[r].global].dtype), r, k.loop.step,
               k.columnReads[r].text);
   }

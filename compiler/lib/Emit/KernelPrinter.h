@@ -110,6 +110,9 @@ private:
   std::string stopShift() const;
   std::string loopStartElement(const std::string &rowOffset) const;
   std::string rowsBlock(bool next = false) const;
+  /// This warpgroup's row block among `parts` (`tkc_wg / cols`, or `tkc_wg` where the blocks
+  /// are one column wide).
+  static std::string stageRowBlock(const ir::Parts &parts);
   std::string warpgroupCoord(const std::vector<ir::Coord> &coords, bool next = false,
                              const std::optional<ir::Parts> &stageRows = std::nullopt) const;
   /// Warpgroup tile `tile` of warpgroup `warpgroup` (this one's by default), this task's copy

@@ -292,8 +292,11 @@ std::string KernelPrinter::elementwise(const ir::Elementwise &e) const {
     // This warp's rows of the stage tile, loaded into registers at the top of compute.
     return fmt::format("kittens::at({}, tkc_e)", stageRegisters(e.value));
   case Kind::ColumnRead:
-    // The lane's columns, loaded at the top of compute.
-    return fmt::format("kittens::at(tkc_cols{}, tkc_e)", e.value);
+    // The lane's columns, loaded before their first reader, or read from the stage at each
+    // element (column-reads-in-place).
+    if (!k.columnReads[e.value].inPlace)
+      return fmt::format("kittens::at(tkc_cols{}, tkc_e)", e.value);
+    return fmt::format("kittens::column_at(args.input.tkc_cols{}, tkc_e)", e.value);
   case Kind::Unary:
     if (e.unary == ir::UnaryOp::Neg)
       return "(-" + operand(0) + ")";
@@ -694,7 +697,7 @@ void KernelPrinter::printStagedMma(const ir::ProgramOp &op) {
   w.line("kittens::fence_async_shared(); // make the stores visible to wgmma");
   w.linef("kittens::named_sync({}, NUM_CONSUMER_WARPGROUPS * kittens::WARPGROUP_THREADS);",
           k.plan.consumersBarrierId);
-  std::string rowPart = parts.rows > 1 ? fmt::format("tkc_wg / {}", parts.cols) : "";
+  std::string rowPart = parts.rows > 1 ? stageRowBlock(parts) : "";
   std::string colPart = parts.cols > 1 ? fmt::format("tkc_wg % {}", parts.cols) : "";
   w.comment(fmt::format("This warpgroup's block of the result: {}{}{}.",
                         rowPart.empty() ? "all its rows" : "row block " + rowPart, ", ",

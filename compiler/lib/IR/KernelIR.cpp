@@ -783,7 +783,7 @@ std::string LoopBound::Start::str() const {
   return out;
 }
 
-std::optional<OpSpan> columnReadSpan(const Program &program, unsigned read) {
+std::optional<OpSpan> columnReadReaders(const Program &program, unsigned read) {
   std::optional<OpSpan> span;
   for (size_t i = 0; i < program.compute.size(); ++i)
     if (anyOf(program.compute[i].expr, [&](const Elementwise &e) {
@@ -794,6 +794,12 @@ std::optional<OpSpan> columnReadSpan(const Program &program, unsigned read) {
       span->last = i;
     }
   return span;
+}
+
+std::optional<OpSpan> columnReadSpan(const Kernel &kernel, unsigned read) {
+  if (kernel.columnReads[read].inPlace)
+    return std::nullopt;
+  return columnReadReaders(kernel.program, read);
 }
 
 std::vector<unsigned> stageTilesRead(const Program &program) {
@@ -996,6 +1002,9 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
       os << " live=" << p.liveRegisters;
     os << "\n";
   }
+  for (const ColumnRead &read : k.columnReads)
+    if (read.inPlace)
+      os << "  plan column read " << read.text << ": in place (not held in registers)\n";
   if (p.producerArrivals) {
     os << "  plan sync: producer_arrivals=" << p.producerArrivals
        << " consumer_arrivals=" << p.consumerArrivals << " expect_bytes=" << p.expectBytes

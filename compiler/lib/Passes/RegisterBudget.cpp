@@ -49,6 +49,15 @@ bool fitsRegisters(const ir::Kernel &kernel) {
          kernel.plan.consumerRegisters;
 }
 
+bool placeColumnReads(ir::Kernel &kernel, DiagnosticEngine &) {
+  if (kernel.columnReads.empty() || fitsRegisters(kernel))
+    return true;
+  for (unsigned r = 0; r < kernel.columnReads.size(); ++r)
+    if (auto readers = ir::columnReadReaders(kernel.program, r))
+      kernel.columnReads[r].inPlace = readers->first == readers->last;
+  return true;
+}
+
 bool checkRegisters(ir::Kernel &kernel, DiagnosticEngine &diags) {
   ir::Plan &plan = kernel.plan;
   const ir::Program &program = kernel.program;

@@ -140,7 +140,7 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
   std::vector<std::vector<unsigned>> columnReadsHeld(n);
   std::vector<int> columnRegisters(n, 0);
   for (unsigned r = 0; r < kernel.columnReads.size(); ++r) {
-    auto span = ir::columnReadSpan(program, r);
+    auto span = ir::columnReadSpan(kernel, r);
     for (size_t s = 0; s < n && span; ++s)
       if (steps[s].body == ir::Body::Compute && steps[s].index >= span->first &&
           steps[s].index <= span->last) {

@@ -155,6 +155,9 @@ struct ColumnRead {
   std::vector<Coord> coords;
   std::string text; ///< as written: `kbias[b, j]`
   SourceLoc loc;
+  /// Read from the stage at each element where its one reader uses it, not held in
+  /// registers (column-reads-in-place).
+  bool inPlace = false;
 };
 
 /// `tile = Global[coords]` in the producer: one TMA tile load per stage.
@@ -655,13 +658,16 @@ int columnReadStageBytes(const Kernel &kernel, const ColumnRead &read);
 /// read per column into the stage (one a lane; 0 without such reads).
 inline constexpr int kColumnCopyArrivals = 32;
 
-/// Where compute holds the global read per column `read` (Kernel::columnReads): loaded from
-/// the stage before op `first`, its first reader, and read last by op `last`; none when
-/// compute does not read it. Shared by the register model and the emitter.
+/// The compute ops that read the global read per column `read` (Kernel::columnReads): the
+/// first and the last; none when compute does not read it.
 struct OpSpan {
   size_t first = 0, last = 0;
 };
-std::optional<OpSpan> columnReadSpan(const Program &program, unsigned read);
+std::optional<OpSpan> columnReadReaders(const Program &program, unsigned read);
+/// Where compute holds that read in registers: loaded from the stage before op `first`, its
+/// first reader, and read last by op `last`; none when compute does not read it or reads it
+/// in place (ColumnRead::inPlace). Shared by the register model and the emitter.
+std::optional<OpSpan> columnReadSpan(const Kernel &kernel, unsigned read);
 
 /// The stage tiles compute reads as numbers (StageRead), in order.
 std::vector<unsigned> stageTilesRead(const Program &program);

@@ -65,6 +65,12 @@ bool planSharedMemory(ir::Kernel &kernel, DiagnosticEngine &diags);
 /// warpgroups), the consumers take the rest (a multiple of 8, at most 256).
 bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &diags);
 
+/// Globals read per column: each is held in registers, the lane's columns of the stage, from
+/// its first reader to its last. Where the program would not fit the consumers' registers so
+/// (every product waited for at once), a read with one reader is read in place instead: that
+/// op loads each element's column from the stage (the same loads, no registers held).
+bool placeColumnReads(ir::Kernel &kernel, DiagnosticEngine &diags);
+
 /// Consumer programs: a compute store of a product's result moves below the products after
 /// it that do not make what it stores (where the registers allow); then a product followed, before
 /// the first op that needs it, by another product, or issued while one of a batch is in flight,
