@@ -84,7 +84,7 @@ struct element {
 /// One element of an ortho (per-row) vector: data[i], half h (0: row g, 1: row g + 8).
 struct vector_element {
   int i, h;
-  int row;        ///< inside the warp's rows
+  int row; ///< inside the warp's rows
   float lane_row; ///< row in two parts, as for element
   int const_row;
 };
@@ -100,8 +100,8 @@ struct lane_position {
   /// The element (i, j, k, h) whose layout position is p = row_layout(lane, k, h).
   KITTENS_DEVICE element at(int i, int j, int k, int h, fragment::rc p) const {
     const fragment::rc c = fragment::row_layout(0, k, h);
-    return element{
-        i, j, k, h, 16 * i + p.row, 16 * j + p.col, row, col, 16 * i + c.row, 16 * j + c.col};
+    return element{i, j, k, h, 16 * i + p.row, 16 * j + p.col, row, col, 16 * i + c.row,
+                   16 * j + c.col};
   }
 };
 template <class P> KITTENS_DEVICE float pair_half(const P &p, int h) {
@@ -134,15 +134,15 @@ template <ducks::rt::row_layout RT, class F> KITTENS_DEVICE void apply(RT &dst, 
   const int l = laneid();
   const detail::lane_position lane(l);
   KITTENS_UNROLL for (int i = 0; i < RT::height; ++i)
-      KITTENS_UNROLL for (int j = 0; j < RT::width; ++j)
-          KITTENS_UNROLL for (int k = 0; k < 4; ++k) {
-    float v[2];
-    KITTENS_UNROLL for (int h = 0; h < 2; ++h) {
-      const fragment::rc p = fragment::row_layout(l, k, h);
-      v[h] = f(lane.at(i, j, k, h, p));
-    }
-    dst.tiles[i][j].data[k] = convert<P>(make_float2(v[0], v[1]));
-  }
+    KITTENS_UNROLL for (int j = 0; j < RT::width; ++j)
+      KITTENS_UNROLL for (int k = 0; k < 4; ++k) {
+        float v[2];
+        KITTENS_UNROLL for (int h = 0; h < 2; ++h) {
+          const fragment::rc p = fragment::row_layout(l, k, h);
+          v[h] = f(lane.at(i, j, k, h, p));
+        }
+        dst.tiles[i][j].data[k] = convert<P>(make_float2(v[0], v[1]));
+      }
 }
 
 /// dst(e) = f(e) for every value of an ortho per-row vector (each lane holds its two rows).
@@ -159,24 +159,22 @@ template <ducks::rv::ortho V, class F> KITTENS_DEVICE void apply(V &dst, F f) {
 
 namespace detail {
 template <bool Bounded, bool Partial, class RT, class Op, class F>
-KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f,
-                                        int col_limit) {
+KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f, int col_limit) {
   const int l = laneid();
   const lane_position lane(l);
   KITTENS_UNROLL for (int i = 0; i < RT::height; ++i) {
     float lo = init, hi = init; // rows g (pairs 0, 2) and g + 8 (pairs 1, 3)
-    KITTENS_UNROLL for (int j = 0; j < RT::width; ++j) KITTENS_UNROLL for (int k = 0; k < 4; ++k)
+    KITTENS_UNROLL for (int j = 0; j < RT::width; ++j)
+      KITTENS_UNROLL for (int k = 0; k < 4; ++k)
         KITTENS_UNROLL for (int h = 0; h < 2; ++h) {
-      const fragment::rc p = fragment::row_layout(l, k, h);
-      const int col = 16 * j + p.col;
-      if (!Bounded || col < col_limit) {
-        const float x = f(lane.at(i, j, k, h, p));
-        if (k & 1)
-          hi = op(hi, x);
-        else
-          lo = op(lo, x);
-      }
-    }
+          const fragment::rc p = fragment::row_layout(l, k, h);
+          const int col = 16 * j + p.col;
+          if (!Bounded || col < col_limit) {
+            const float x = f(lane.at(i, j, k, h, p));
+            if (k & 1) hi = op(hi, x);
+            else lo = op(lo, x);
+          }
+        }
     if constexpr (Partial)
       v.data[i] = convert<packed_t<typename RT::col_vec::dtype>>(make_float2(lo, hi));
     else
@@ -193,8 +191,7 @@ KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float in
 /// The same over the columns c < col_limit only (the rest are absent: skipped, not read as
 /// zero). Costs a compare per element: call the form above when every column is present.
 template <ducks::rt::row_layout RT, class Op, class F>
-KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f,
-                                        int col_limit) {
+KITTENS_DEVICE void row_reduce_elements(typename RT::col_vec &v, Op op, float init, F f, int col_limit) {
   detail::row_reduce_elements<true, false, RT>(v, op, init, f, col_limit);
 }
 
@@ -276,16 +273,13 @@ KITTENS_DEVICE void load_rows(V &v, const T *src, long long row0, long long row_
 template <ducks::rv::ortho V, class T>
 KITTENS_DEVICE void store_rows(T *dst, const V &v, long long row0, long long row_limit) {
   const int l = laneid();
-  if (l % 4 != 0)
-    return;
+  if (l % 4 != 0) return;
   const int g = l / 4;
   KITTENS_UNROLL for (int i = 0; i < V::tiles; ++i) {
     const float2 p = pair_to_float2(v.data[i]);
     const long long lo = row0 + 16 * i + g, hi = lo + 8;
-    if (lo < row_limit)
-      dst[lo] = convert<T>(p.x);
-    if (hi < row_limit)
-      dst[hi] = convert<T>(p.y);
+    if (lo < row_limit) dst[lo] = convert<T>(p.x);
+    if (hi < row_limit) dst[hi] = convert<T>(p.y);
   }
 }
 
