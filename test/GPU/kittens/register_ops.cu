@@ -94,8 +94,8 @@ __global__ void kernel(gbf x, gbf x2, outputs o) {
   store<128>(o.ragged_exact, s4, {0, 0, 0, 0});
 }
 
-// Float and half paths: st_fl <-> rt_fl (4-byte shared accesses, both layouts), rt <-> gl
-// with bounds, half ldmatrix/stmatrix, vector dtype conversion.
+// Float and half paths: st_fl <-> rt_fl (8-byte shared accesses in the row layout, 4-byte in
+// the column layout), rt <-> gl with bounds, half ldmatrix/stmatrix, vector dtype conversion.
 struct outputs2 {
   gfl f_row, f_col, g_load;
   gl<half, 1, 1, -1, -1> h_rt;

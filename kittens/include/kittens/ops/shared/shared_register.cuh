@@ -5,7 +5,12 @@
  * Warp scope: one warp moves one register tile. For each 16x16 fragment, lane l points at
  * row l % 16, column 8 * (l / 16) of the fragment; `ldmatrix.x4` then delivers data[0..3]
  * of the row layout, and `ldmatrix.x4.trans` the column layout with registers 1 and 2
- * swapped. Float tiles use plain 8-byte shared accesses in the fragment pattern.
+ * swapped. Float tiles use plain shared accesses in the fragment pattern: in the row layout
+ * one 8-byte access a pair (its two columns are adjacent in every layout: a swizzle moves
+ * 16-byte units, and a pair starts at an even column), so a warp's access to the rows of a
+ * 128-byte-swizzled tile takes the two wavefronts its 256 bytes need. Two 4-byte accesses
+ * touch only the even banks and collide pairwise, twice the wavefronts. The column layout's
+ * pairs run down a column: two accesses.
  * The warpgroup variants give warp w of the group rows [w * R, (w + 1) * R) of the tile.
  */
 #pragma once
@@ -56,8 +61,7 @@ template <ducks::rt::all RT, ducks::st::all ST> KITTENS_DEVICE void load(RT &dst
         KITTENS_UNROLL for (int k = 0; k < 4; ++k) {
           if constexpr (RT::layout::is_row) {
             auto p = fragment::row_layout(l, k, 0);
-            dst.tiles[i][j].data[k].x = src.at(16 * i + p.row, 16 * j + p.col);
-            dst.tiles[i][j].data[k].y = src.at(16 * i + p.row, 16 * j + p.col + 1);
+            dst.tiles[i][j].data[k] = *reinterpret_cast<const float2 *>(&src.at(16 * i + p.row, 16 * j + p.col));
           } else {
             auto p = fragment::col_layout(l, k, 0);
             dst.tiles[i][j].data[k].x = src.at(16 * i + p.row, 16 * j + p.col);
@@ -98,8 +102,7 @@ template <ducks::st::all ST, ducks::rt::all RT> KITTENS_DEVICE void store(ST &ds
         KITTENS_UNROLL for (int k = 0; k < 4; ++k) {
           if constexpr (RT::layout::is_row) {
             auto p = fragment::row_layout(l, k, 0);
-            dst.at(16 * i + p.row, 16 * j + p.col) = src.tiles[i][j].data[k].x;
-            dst.at(16 * i + p.row, 16 * j + p.col + 1) = src.tiles[i][j].data[k].y;
+            *reinterpret_cast<float2 *>(&dst.at(16 * i + p.row, 16 * j + p.col)) = src.tiles[i][j].data[k];
           } else {
             auto p = fragment::col_layout(l, k, 0);
             dst.at(16 * i + p.row, 16 * j + p.col) = src.tiles[i][j].data[k].x;
