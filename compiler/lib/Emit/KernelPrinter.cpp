@@ -383,9 +383,18 @@ void KernelPrinter::printStruct() {
   for (const ir::WarpgroupTile &t : k.warpgroupTiles)
     w.linef("using {}_tile = {}<{}, {}>; // one per consumer warpgroup", t.name,
             kittensSharedTile(t.dtype), t.rows, t.cols);
-  for (const ir::StagingTile &t : k.stagingTiles)
-    w.linef("using {}_tile = {}<64, {}>; // staging of a store every stage", t.name,
-            kittensSharedTile(t.dtype), t.cols);
+  for (const ir::StagingTile &t : k.stagingTiles) {
+    // A float tile staged from the accumulator's layout takes the 32-byte swizzle: each lane
+    // stores 8-byte pairs, and under the 64- or 128-byte swizzle the rows of a half-warp
+    // meet pairwise in the same banks (two wavefronts where one suffices); under 32 bytes
+    // its four rows fill the 32 banks.
+    if (t.dtype == spec::DType::F32)
+      w.linef("using {}_tile = {}<64, {}, 32>; // staging of a store every stage", t.name,
+              kittensSharedTile(t.dtype), t.cols);
+    else
+      w.linef("using {}_tile = {}<64, {}>; // staging of a store every stage", t.name,
+              kittensSharedTile(t.dtype), t.cols);
+  }
   for (const ir::OperandStaging &t : k.operandStagings)
     w.linef("using {}_tile = {}<64, {}>; // a register operand staged for a product", t.name,
             kittensSharedTile(t.dtype), t.cols);

@@ -239,17 +239,23 @@ template <class T> KITTENS_DEVICE float column_at(const T *src, const element &e
 }
 
 /// Load a per-column (align) vector: for each column c the lane's elements have, `src[c]`
-/// where c < `limit`, 0 past it. The four lanes of a quad read adjacent pairs; every warp of
-/// a block that loads the same vector reads the same addresses (L1 holds them).
+/// where c < `limit`, 0 past it. The four lanes of a quad read adjacent pairs, each pair below
+/// `limit` in one packed load (`src` must be aligned to a pair); every warp of a block that
+/// loads the same vector reads the same addresses (L1 holds them).
 template <ducks::rv::align V, class T>
 KITTENS_DEVICE void load_columns(V &v, const T *src, int limit) {
   const int q = 2 * (laneid() % 4);
   KITTENS_UNROLL for (int i = 0; i < V::tiles; ++i) {
     KITTENS_UNROLL for (int p = 0; p < 2; ++p) {
       const int c = 16 * i + 8 * p + q;
-      const float x = c < limit ? convert<float>(src[c]) : 0.f;
-      const float y = c + 1 < limit ? convert<float>(src[c + 1]) : 0.f;
-      v.data[i][p] = make_pair_from_float<typename V::dtype>(x, y);
+      float2 f;
+      if (c + 1 < limit) {
+        f = pair_to_float2(*reinterpret_cast<const packed_t<T> *>(src + c));
+      } else {
+        f.x = c < limit ? convert<float>(src[c]) : 0.f;
+        f.y = 0.f;
+      }
+      v.data[i][p] = make_pair_from_float<typename V::dtype>(f.x, f.y);
     }
   }
 }
