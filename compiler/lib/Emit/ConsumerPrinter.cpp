@@ -129,9 +129,9 @@ void KernelPrinter::printComputeIters(const std::string &idle) {
 void KernelPrinter::printStageStoresDrained() {
   if (k.stagingTiles.empty())
     return;
-  w.comment("The block's last task: the stores every stage must have read their staging tiles "
-            "before the block exits.");
-  w.line("if (kittens::warpgroup::laneid() == 0 && args.next_num_iters < 0)");
+  w.comment("The block's last task: each warp's stores every stage must have read its staging "
+            "tiles before the block exits.");
+  w.line("if (kittens::laneid() == 0 && args.next_num_iters < 0)");
   w.line("  kittens::tma::store_async_read_wait<0>();");
 }
 

@@ -348,7 +348,8 @@ std::string KernelPrinter::stageRowBlock(const ir::Parts &parts) {
 }
 
 std::string KernelPrinter::warpgroupCoord(const std::vector<ir::Coord> &coords, bool next,
-                                          const std::optional<ir::Parts> &stageRows) const {
+                                          const std::optional<ir::Parts> &stageRows,
+                                          bool perWarp) const {
   std::vector<std::string> parts;
   for (size_t d = 0; d < coords.size(); ++d) {
     std::string c = coordExpr(coords[d], next ? "args.next_common." : "args.common.");
@@ -362,6 +363,8 @@ std::string KernelPrinter::warpgroupCoord(const std::vector<ir::Coord> &coords, 
       c = fmt::format("{} * {} + {}{}", c, k.consumerWarpgroups, rowsBlock(next),
                       coords[d].var == k.loopBound.stopVar ? minusLeadBlocks() : "");
     }
+    if (perWarp && d + 2 == coords.size())
+      c = fmt::format("({}) * {} + kittens::warpgroup::warpid()", c, kWarpgroupWarps);
     parts.push_back(c);
   }
   return kittensCoord(std::move(parts));
@@ -384,16 +387,13 @@ void KernelPrinter::printStruct() {
     w.linef("using {}_tile = {}<{}, {}>; // one per consumer warpgroup", t.name,
             kittensSharedTile(t.dtype), t.rows, t.cols);
   for (const ir::StagingTile &t : k.stagingTiles) {
-    // A float tile staged from the accumulator's layout takes the 32-byte swizzle: each lane
-    // stores 8-byte pairs, and under the 64- or 128-byte swizzle the rows of a half-warp
-    // meet pairwise in the same banks (two wavefronts where one suffices); under 32 bytes
-    // its four rows fill the 32 banks.
-    if (t.dtype == spec::DType::F32)
-      w.linef("using {}_tile = {}<64, {}, 32>; // staging of a store every stage", t.name,
-              kittensSharedTile(t.dtype), t.cols);
-    else
-      w.linef("using {}_tile = {}<64, {}>; // staging of a store every stage", t.name,
-              kittensSharedTile(t.dtype), t.cols);
+    // Each warp stages its own rows (printStageStore). A float tile staged from the
+    // accumulator's layout takes the 32-byte swizzle: each lane stores 8-byte pairs, and
+    // under the 64- or 128-byte swizzle the rows of a half-warp meet pairwise in the same
+    // banks (two wavefronts where one suffices); under 32 bytes its four rows fill the 32.
+    w.linef("using {}_tile = {}<{}, {}{}>; // one warp's rows of a store every stage", t.name,
+            kittensSharedTile(t.dtype), kWarpRows, t.cols,
+            t.dtype == spec::DType::F32 ? ", 32" : "");
   }
   for (const ir::OperandStaging &t : k.operandStagings)
     w.linef("using {}_tile = {}<64, {}>; // a register operand staged for a product", t.name,
@@ -533,7 +533,8 @@ void KernelPrinter::printLayout() {
         w.linef("{0}_tile {0}[{1}];", t.name, k.consumerWarpgroups);
     }
     for (const ir::StagingTile &t : k.stagingTiles)
-      w.linef("{0}_tile {0}[{1}];", t.name, k.consumerWarpgroups);
+      w.linef("{0}_tile {0}[{1}]; // one per consumer warp", t.name,
+              k.consumerWarpgroups * kWarpgroupWarps);
     for (const ir::OperandStaging &t : k.operandStagings)
       w.linef("{0}_tile {0}[{1}][{2}]; // one per stage-ring slot and warpgroup", t.name, p.stages,
               k.consumerWarpgroups);

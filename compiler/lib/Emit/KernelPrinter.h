@@ -37,6 +37,8 @@ namespace tkc::emit {
 
 /// Rows of a register tile one warp holds.
 inline constexpr int kWarpRows = 16;
+/// Warps of a warpgroup (each holds kWarpRows of its 64 rows).
+inline constexpr int kWarpgroupWarps = 4;
 
 /// kittens' element type name for `dtype` ("kittens::bf16").
 const char *kittensScalar(spec::DType dtype);
@@ -113,8 +115,11 @@ private:
   /// This warpgroup's row block among `parts` (`tkc_wg / cols`, or `tkc_wg` where the blocks
   /// are one column wide).
   static std::string stageRowBlock(const ir::Parts &parts);
+  /// The TMA coordinate of this warpgroup's tile of a global at `coords` (in tiles of 64
+  /// rows); with `perWarp`, of this warp's 16 rows of it (in tiles of 16 rows).
   std::string warpgroupCoord(const std::vector<ir::Coord> &coords, bool next = false,
-                             const std::optional<ir::Parts> &stageRows = std::nullopt) const;
+                             const std::optional<ir::Parts> &stageRows = std::nullopt,
+                             bool perWarp = false) const;
   /// Warpgroup tile `tile` of warpgroup `warpgroup` (this one's by default), this task's copy
   /// or with `next` the next task's.
   std::string warpgroupTileRef(unsigned tile, bool next = false,

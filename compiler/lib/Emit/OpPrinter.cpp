@@ -810,29 +810,31 @@ std::string KernelPrinter::storedTile(const ir::ProgramOp &store) {
   return "tkc_out";
 }
 
-/// A store in compute: every stage's tile staged in its own tile, once the previous stage's
-/// TMA store has read that, and stored (or added) by TMA.
+/// A store in compute: every stage, each consumer warp stages its rows in a tile of its own,
+/// once its previous stage's TMA store has read that, and stores (or adds) them by TMA. The
+/// warps go on without meeting: a warpgroup's tile would need two warpgroup barriers a stage
+/// (the tile free, then every warp's rows written) where a warp's needs two __syncwarp.
 void KernelPrinter::printStageStore(const ir::ProgramOp &op) {
   const ir::StagingTile &t = k.stagingTiles[op.tile];
-  const std::string staging = fmt::format("args.scratch.{}[tkc_wg]", t.name);
-  const int barrier = k.plan.finishBarrierIds.front();
+  const std::string staging = fmt::format(
+      "args.scratch.{}[tkc_wg * {} + kittens::warpgroup::warpid()]", t.name, kWarpgroupWarps);
   auto scope = w.scope("");
   const std::string src = storedTile(op);
-  w.comment(fmt::format("'{}' every stage: the previous stage's store must have read the "
-                        "staging tile before it is written again.",
+  w.comment(fmt::format("'{}' every stage, each warp its own rows: the warp's previous store "
+                        "must have read its staging tile before it is written again.",
                         k.globals[op.global].name));
-  w.line("if (kittens::warpgroup::laneid() == 0)");
+  w.line("if (kittens::laneid() == 0)");
   w.line("  kittens::tma::store_async_read_wait<0>();");
-  w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
-  w.linef("kittens::warpgroup::store({}, {});", staging, src);
+  w.line("__syncwarp();");
+  w.linef("kittens::store({}, {});", staging, src);
   w.line("kittens::fence_async_shared(); // make the stores visible to TMA");
-  w.linef("kittens::warpgroup::sync({} + tkc_wg);", barrier);
-  auto elected = w.scope("if (kittens::warpgroup::laneid() == 0)");
+  w.line("__syncwarp();");
+  auto elected = w.scope("if (kittens::laneid() == 0)");
   std::optional<ir::Parts> stageRows;
   if (op.expr.kind == ir::Elementwise::Kind::Value)
     stageRows = k.program.values[op.expr.value].stageRows;
   w.linef("kittens::tma::{}(args.globals.{}, {}, {});", storeCall(op), k.globals[op.global].name,
-          staging, warpgroupCoord(op.coords, false, stageRows));
+          staging, warpgroupCoord(op.coords, false, stageRows, /*perWarp=*/true));
   w.line("kittens::tma::store_commit_group();");
 }
 
