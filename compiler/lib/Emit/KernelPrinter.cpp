@@ -876,11 +876,11 @@ void KernelPrinter::printTasksByLength() {
   };
   // A head's tasks in pairs of about one length (kittens::paired_task).
   auto printPaired = [&] {
-    w.comment(fmt::format("The loop of a task ends at its own last row: task '{0}' and task "
-                          "count - 1 - '{0}' of a head together need about the same stages. "
-                          "A block takes such a pair, the long one first; a head's pairs go "
-                          "to neighbouring blocks, which read its operands from L2 together.",
-                          stop));
+    w.comment(fmt::format("The loop of a task {0} at its own {2} row: task '{1}' and task "
+                          "count - 1 - '{1}' of a head together need about the same stages. "
+                          "A block takes such a pair; a head's pairs go to neighbouring "
+                          "blocks, which read its operands from L2 together.",
+                          fromStart ? "starts" : "ends", stop, fromStart ? "first" : "last"));
     w.line("int head = 0;");
     w.linef("if (!kittens::paired_task(args.task_iter, gridDim.x, blockIdx.x, {}, "
             "args.globals.{}_count, head, args.common.{})) {{",
@@ -893,12 +893,24 @@ void KernelPrinter::printTasksByLength() {
       printOthers(/*restReadAfter=*/false);
     }
   };
+  std::string pairedIf = fmt::format("args.globals.{}_count <= {}", stop, plan.pairedMaxCount);
+  if (plan.pairedMinCount > 1)
+    pairedIf =
+        fmt::format("args.globals.{}_count >= {} && {}", stop, plan.pairedMinCount, pairedIf);
   if (fromStart) {
-    {
-      auto rotated =
-          w.scope(fmt::format("if (args.globals.{}_count <= {})", stop, plan.rotatedMaxCount));
+    std::optional<CudaWriter::Scope> branch;
+    if (plan.pairedMaxCount > 0) {
+      branch.emplace(w.scope(fmt::format("if ({})", pairedIf)));
+      printPaired();
+      branch.reset();
+    }
+    if (plan.rotatedMaxCount > 0) {
+      branch.emplace(
+          w.scope(fmt::format("{}if (args.globals.{}_count <= {})",
+                              plan.pairedMaxCount > 0 ? "else " : "", stop, plan.rotatedMaxCount)));
       printRotatedTask(total, "Few tasks a head: the last task index varies fastest, each "
                               "round shifted by one block.");
+      branch.reset();
     }
     {
       auto longest = w.scope("else");
@@ -908,10 +920,6 @@ void KernelPrinter::printTasksByLength() {
     printWholeLoopStart();
     return;
   }
-  std::string pairedIf = fmt::format("args.globals.{}_count <= {}", stop, plan.pairedMaxCount);
-  if (plan.pairedMinCount > 1)
-    pairedIf =
-        fmt::format("args.globals.{}_count >= {} && {}", stop, plan.pairedMinCount, pairedIf);
   std::optional<CudaWriter::Scope> branch;
   if (plan.pairedMaxCount > 0) {
     branch.emplace(w.scope(fmt::format("if ({})", pairedIf)));

@@ -1028,7 +1028,8 @@ void printKernel(const Kernel &k, llvm::raw_ostream &os) {
       break;
     case TaskOrder::ByLength:
       if (k.loopBound.stopVar.empty())
-        os << "by-length from the start rotated_max=" << p.rotatedMaxCount;
+        os << "by-length from the start paired=" << p.pairedMinCount << ".." << p.pairedMaxCount
+           << " rotated_max=" << p.rotatedMaxCount;
       else
         os << "by-length paired=" << p.pairedMinCount << ".." << p.pairedMaxCount
            << " head_major_max=" << p.headMajorMaxCount;

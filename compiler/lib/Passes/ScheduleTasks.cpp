@@ -72,8 +72,10 @@ bool scheduleTasks(ir::Kernel &kernel, DiagnosticEngine &) {
       plan.headMajorMaxCount = tuning.headMajorMaxCount;
   } else if (bound.start) {
     // A loop over its whole size that starts at the task's rows: the first tasks of that
-    // index are the longest. Few a head, the rotated order; more, longest first.
+    // index are the longest. Few a head, in pairs or the rotated order; more, longest first.
     plan.taskOrder = ir::TaskOrder::ByLength;
+    plan.pairedMinCount = tuning.startPairedMinCount;
+    plan.pairedMaxCount = tuning.startPairedMaxCount;
     plan.rotatedMaxCount = tuning.startRotatedMaxCount;
   } else if (kernel.groupedOrder && kernel.tasks.size() == 2) {
     plan.taskOrder = ir::TaskOrder::Grouped;

@@ -22,6 +22,8 @@ constexpr Tuning kHopperTuning{
     /*pairedMinCountShallowRing=*/6,
     /*pairedShallowRingMinWarpgroups=*/3,
     /*startRotatedMaxCount=*/32,
+    /*startPairedMinCount=*/16,
+    /*startPairedMaxCount=*/32,
     /*rotateRowBlocksMinWarpgroups=*/3,
     /*skipUnitFactorRegisters=*/64,
     /*programRegisterOverhead=*/20,

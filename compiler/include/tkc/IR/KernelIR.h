@@ -560,8 +560,9 @@ struct Plan {
   /// paired order (pairedMaxCount 0: never), else up to headMajorMaxCount (0: never) a
   /// head's tasks together, else longest first.
   int pairedMinCount = 0, pairedMaxCount = 0, headMajorMaxCount = 0;
-  /// ByLength of a loop over its whole size that starts at the task's rows: up to this
-  /// count of the starting index the rotated order, else longest first.
+  /// ByLength of a loop over its whole size that starts at the task's rows: with a count
+  /// of the starting index in [pairedMinCount, pairedMaxCount] the paired order, else up to
+  /// this count the rotated order, else longest first.
   int rotatedMaxCount = 0;
   /// The consumer warpgroups take the task's 64-row blocks in turn, task by task.
   bool rotateRowBlocks = false;

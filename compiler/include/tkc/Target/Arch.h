@@ -47,6 +47,14 @@ struct Tuning {
   /// head) longest first ran the causal backward at 0.79-0.84x cuDNN against 0.55-0.71x
   /// rotated, at N = 1024-4096 (8-32) at 0.58-0.74x against 0.79-0.94x.
   int startRotatedMaxCount;
+  /// Those tasks in pairs (kittens::paired_task: task i with count - 1 - i, about one
+  /// length together) from startPairedMinCount to startPairedMaxCount a head: a head's
+  /// pairs run on neighbouring blocks, so the blocks' work evens out and the running tasks
+  /// share a head's operands in L2 (the causal backward at 16 and 32 tasks a head, H200:
+  /// D128 1.00-1.02x cuDNN against 0.91-0.96x rotated; at 8 rotated stays, 1.11x against
+  /// 1.08x at D = 64).
+  int startPairedMinCount;
+  int startPairedMaxCount;
   /// Causal kernels with at least this many consumer warpgroups take a task's row blocks in
   /// turn (1.01-1.02x at N <= 2048 with three; 0.99x at N >= 8192 with two).
   int rotateRowBlocksMinWarpgroups;

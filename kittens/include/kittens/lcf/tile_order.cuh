@@ -36,14 +36,15 @@
  *         round 0:           0  1  2  3
  *         round 1:           5  6  7  4
  *         round 2:          10 11  8  9 *
- * `paired_task` serves causal heads, whose tasks (count `c` a head, task i ending at its
- * own last row) need work growing with i: task i and task c - 1 - i together need about the
- * same at every i. A block's tasks come in such pairs, the long one first; pairs are
- * numbered head-major, so a head's pairs go to neighbouring blocks, which run them at the
- * same time and read the head's operands from L2 together. Round r hands pair
- * (r / 2) * G + block to each block while every block gets one; the pairs left over go one
- * to a block, and the tasks without a partner (task 0 of a head with an odd count, its
- * shortest) come last, first to the blocks without a left-over pair.
+ * `paired_task` serves causal heads, whose tasks (count `c` a head) need work growing with
+ * i (the forward's task i ends at its own last row) or shrinking with it (the backward's
+ * starts at its own first row): task i and task c - 1 - i together need about the same at
+ * every i. A block's tasks come in such pairs, task c - 1 - i first; pairs are numbered
+ * head-major, so a head's pairs go to neighbouring blocks, which run them at the same time
+ * and read the head's operands from L2 together. Round r hands pair (r / 2) * G + block to
+ * each block while every block gets one; the pairs left over go one to a block, and the
+ * tasks without a partner (task 0 of a head with an odd count) come last, first to the
+ * blocks without a left-over pair.
  *
  *     c = 6, G = 4 blocks:   block    0       1       2       3
  *         round 0:                  (h0,5)  (h0,4)  (h0,3)  (h1,5)
@@ -141,7 +142,7 @@ KITTENS_HOST_DEVICE constexpr bool paired_task(int task_iter, int blocks, int bl
   auto pair_task = [&](int pair, int member) {
     head = pair / pairs_per_head;
     const int j = pair - head * pairs_per_head;
-    i = member ? j + odd : count - 1 - j; // the long task first
+    i = member ? j + odd : count - 1 - j; // task count - 1 - j first
   };
   int it = task_iter;
   if (it < 2 * full_rounds) {
