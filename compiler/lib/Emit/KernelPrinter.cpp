@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 
 namespace tkc::emit {
@@ -897,46 +898,35 @@ void KernelPrinter::printTasksByLength() {
   if (plan.pairedMinCount > 1)
     pairedIf =
         fmt::format("args.globals.{}_count >= {} && {}", stop, plan.pairedMinCount, pairedIf);
-  if (fromStart) {
+  // By the count of that index: pairs within [pairedMinCount, pairedMaxCount], else up to
+  // `secondMax` the second order, else longest first.
+  auto printByCount = [&](int secondMax, const std::function<void()> &printSecond) {
     std::optional<CudaWriter::Scope> branch;
     if (plan.pairedMaxCount > 0) {
       branch.emplace(w.scope(fmt::format("if ({})", pairedIf)));
       printPaired();
       branch.reset();
     }
-    if (plan.rotatedMaxCount > 0) {
-      branch.emplace(
-          w.scope(fmt::format("{}if (args.globals.{}_count <= {})",
-                              plan.pairedMaxCount > 0 ? "else " : "", stop, plan.rotatedMaxCount)));
-      printRotatedTask(total, "Few tasks a head: the last task index varies fastest, each "
-                              "round shifted by one block.");
+    if (secondMax > 0) {
+      branch.emplace(w.scope(fmt::format("{}if (args.globals.{}_count <= {})",
+                                         plan.pairedMaxCount > 0 ? "else " : "", stop, secondMax)));
+      printSecond();
       branch.reset();
     }
-    {
-      auto longest = w.scope("else");
-      printLongestFirst();
-    }
+    if (plan.pairedMaxCount > 0 || secondMax > 0)
+      branch.emplace(w.scope("else"));
+    printLongestFirst();
+  };
+  if (fromStart) {
+    printByCount(plan.rotatedMaxCount, [&] {
+      printRotatedTask(total, "Few tasks a head: the last task index varies fastest, each "
+                              "round shifted by one block.");
+    });
     w.linef("args.num_iters = args.globals.{}_count;", k.loop.name);
     printWholeLoopStart();
     return;
   }
-  std::optional<CudaWriter::Scope> branch;
-  if (plan.pairedMaxCount > 0) {
-    branch.emplace(w.scope(fmt::format("if ({})", pairedIf)));
-    printPaired();
-    branch.reset();
-  }
-  if (plan.headMajorMaxCount > 0) {
-    branch.emplace(
-        w.scope(fmt::format("{}if (args.globals.{}_count <= {})",
-                            plan.pairedMaxCount > 0 ? "else " : "", stop, plan.headMajorMaxCount)));
-    printHeadMajor();
-    branch.reset();
-  }
-  if (plan.pairedMaxCount > 0 || plan.headMajorMaxCount > 0)
-    branch.emplace(w.scope("else"));
-  printLongestFirst();
-  branch.reset();
+  printByCount(plan.headMajorMaxCount, printHeadMajor);
   printStoppedLoop();
 }
 
