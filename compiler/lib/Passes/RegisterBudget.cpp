@@ -22,9 +22,14 @@ bool planRegisters(ir::Kernel &kernel, DiagnosticEngine &) {
   ir::Plan &plan = kernel.plan;
   const int consumerThreads = kernel.consumerWarpgroups * ir::kWarpgroupThreads;
   // Three consumer warpgroups leave 160 registers a thread only if the
-  // producer, which just issues copies, drops to the minimum.
-  plan.producerRegisters =
-      kernel.consumerWarpgroups >= 3 ? kMinProducerRegisters : kProducerRegisters;
+  // producer, which just issues copies, drops to the minimum. So does a program
+  // that stages a register operand (the attention backward): its warpgroups meet
+  // between products, hold the products' operands and copies through the
+  // meeting, and with 232 registers ptxas spilled the ALiBi backward at D = 64
+  // where tkc counted 193 live; with 240 none spills.
+  plan.producerRegisters = kernel.consumerWarpgroups >= 3 || !kernel.operandStagings.empty()
+                               ? kMinProducerRegisters
+                               : kProducerRegisters;
   // setmaxnreg shares out the registers the block was launched with, which
   // ptxas makes the most its launch bounds allow, a multiple of 8 a thread
   // (168 at 384 threads): not the whole register file. (kittens'

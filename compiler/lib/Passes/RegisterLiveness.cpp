@@ -14,7 +14,8 @@
 //     the larger of what is live before and what is live after;
 //   - a product needs its accumulator and register operand at once, and a bf16
 //     copy of an f32 operand that outlives it (the copy is the operand itself
-//     where fuse-elementwise wrote it directly); a product with a shadow keeps
+//     where fuse-elementwise wrote it directly; an f32 operand that dies there is
+//     converted into its copy in its own registers); a product with a shadow keeps
 //     its result and those copies until its wait, after the shadow's ops (the
 //     f32 tile a copy was made from may die at the issue);
 //   - a staged (transposed) operand is stored from its bf16 copy; a product
@@ -200,10 +201,12 @@ RegisterPeak peakLiveRegisters(const ir::Kernel &kernel) {
         both[v] = before[v] || after[v];
       at = &both;
       regs = sum(both, nullptr);
-      // The copy made here beside an f32 operand that outlives the product.
+      // The copy made here beside an f32 operand that outlives the product. One whose f32
+      // tile dies here while its copy is held for a later product is converted into the copy
+      // pair by pair: the tile's registers, already counted, hold it.
       for (const ir::MmaOperand *o : {&op.a, &op.b})
         if (o->where == ir::MmaOperand::Where::Register && !(o == &op.a && copiedBefore[s]) &&
-            (after[o->index] || (s + 1 < n && heldCopies[s + 1].count(o->index))))
+            after[o->index])
           copies += bf16Copy(o->index);
       break;
     default:
