@@ -388,13 +388,12 @@ void KernelPrinter::printStruct() {
     w.linef("using {}_tile = {}<{}, {}>; // one per consumer warpgroup", t.name,
             kittensSharedTile(t.dtype), t.rows, t.cols);
   for (const ir::StagingTile &t : k.stagingTiles) {
-    // Each warp stages its own rows (printStageStore). A float tile staged from the
-    // accumulator's layout takes the 32-byte swizzle: each lane stores 8-byte pairs, and
-    // under the 64- or 128-byte swizzle the rows of a half-warp meet pairwise in the same
-    // banks (two wavefronts where one suffices); under 32 bytes its four rows fill the 32.
+    // Each warp stages its own rows (printStageStore). A float tile takes the 64-byte
+    // swizzle: its TMA copies then move 64 bytes a request (two sectors; under 32 bytes, one),
+    // and kittens' store orders each half-warp's pairs so that they fill the banks once.
     w.linef("using {}_tile = {}<{}, {}{}>; // one warp's rows of a store every stage", t.name,
             kittensSharedTile(t.dtype), kWarpRows, t.cols,
-            t.dtype == spec::DType::F32 ? ", 32" : "");
+            t.dtype == spec::DType::F32 ? ", 64" : "");
   }
   for (const ir::OperandStaging &t : k.operandStagings)
     w.linef("using {}_tile = {}<64, {}>; // a register operand staged for a product", t.name,

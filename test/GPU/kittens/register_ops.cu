@@ -95,14 +95,16 @@ __global__ void kernel(gbf x, gbf x2, outputs o) {
 }
 
 // Float and half paths: st_fl <-> rt_fl (8-byte shared accesses in the row layout, 4-byte in
-// the column layout), rt <-> gl with bounds, half ldmatrix/stmatrix, vector dtype conversion.
+// the column layout; into a 64-byte-swizzled tile, each half-warp's blocks in its own order),
+// rt <-> gl with bounds, half ldmatrix/stmatrix, vector dtype conversion.
 struct outputs2 {
-  gfl f_row, f_col, g_load;
+  gfl f_row, f_col, g_load, f_row64;
   gl<half, 1, 1, -1, -1> h_rt;
   gbf v_conv;
 };
 __global__ void kernel2(gfl xf, gl<half, 1, 1, -1, -1> xh, outputs2 o) {
   __shared__ st_fl<32, 32> sf, sf2, sf3;
+  __shared__ st_fl<32, 32, 64> sf4;
   __shared__ st_hf<32, 64> sh;
   __shared__ sv_bf<32> sv;
   load<32>(sf, xf, {});
@@ -114,6 +116,7 @@ __global__ void kernel2(gfl xf, gl<half, 1, 1, -1, -1> xh, outputs2 o) {
   load(b, sf);
   store(sf2, a);
   store(sf3, b);
+  store(sf4, a);
   rt_fl<32, 32> g;
   load(g, xf, coord{0, 0, 0, 0}); // register <- global with bounds (xf is 30 x 27)
   store(o.g_load, g, coord{});
@@ -129,6 +132,7 @@ __global__ void kernel2(gfl xf, gl<half, 1, 1, -1, -1> xh, outputs2 o) {
   __syncwarp();
   store<32>(o.f_row, sf2, {});
   store<32>(o.f_col, sf3, {});
+  store<32>(o.f_row64, sf4, {});
   store<32>(o.h_rt, sh, {});
   for (int i = laneid(); i < 32; i += 32) o.v_conv[{0, 0, 0, i}] = sv[i];
 }
@@ -137,15 +141,15 @@ static void run2() {
   using harness::dbuf;
   const int R = 30, C = 27; // ragged: zero fill on load, bounds on register loads
   auto hf = harness::randn<float>(R * C), hh = harness::randn<half>(32 * 64);
-  dbuf<float> df(R * C), f_row(32 * 32), f_col(32 * 32), g_load(32 * 32);
+  dbuf<float> df(R * C), f_row(32 * 32), f_col(32 * 32), g_load(32 * 32), f_row64(32 * 32);
   dbuf<half> dh(32 * 64), h_rt(32 * 64);
   dbuf<bf16> v_conv(32);
   df.upload(hf); dh.upload(hh);
-  for (auto *b : {&f_row, &f_col, &g_load}) b->poison();
+  for (auto *b : {&f_row, &f_col, &g_load, &f_row64}) b->poison();
   h_rt.poison(); v_conv.poison();
   using gh = gl<half, 1, 1, -1, -1>;
-  outputs2 o{gfl(f_row.p, 1, 1, 32, 32), gfl(f_col.p, 1, 1, 32, 32), gfl(g_load.p, 1, 1, 32, 32), gh(h_rt.p, 1, 1, 32, 64),
-             gbf(v_conv.p, 1, 1, 1, 32)};
+  outputs2 o{gfl(f_row.p, 1, 1, 32, 32), gfl(f_col.p, 1, 1, 32, 32), gfl(g_load.p, 1, 1, 32, 32),
+             gfl(f_row64.p, 1, 1, 32, 32), gh(h_rt.p, 1, 1, 32, 64), gbf(v_conv.p, 1, 1, 1, 32)};
   kernel2<<<1, 32>>>(gfl(df.p, 1, 1, R, C), gh(dh.p, 1, 1, 32, 64), o);
   CHECK_LAUNCH();
   std::vector<double> P(32 * 32, 0.0), H(32 * 64), rs(32, 0.0);
@@ -158,6 +162,7 @@ static void run2() {
   }
   harness::expect_close("float st <-> rt, row layout (zero-filled 30x27 source)", f_row.download(), P, 0, 0);
   harness::expect_close("float st <-> rt, col layout", f_col.download(), P, 0, 0);
+  harness::expect_close("float rt -> st, row layout, 64-byte swizzle", f_row64.download(), P, 0, 0);
   harness::expect_close("rt <- gl with bounds (zero past the end)", g_load.download(), P, 0, 0);
   harness::expect_close("half ldmatrix / mul / stmatrix", h_rt.download(), H, 0, 0);
   harness::expect_close("row_sum then float -> bf16 vector copy", v_conv.download(), rs, 0, 1e-2);
