@@ -1,7 +1,11 @@
 //===- FragmentLayoutTest.cpp - register fragment maps ------------------===//
+#include <kittens/common/swizzle.cuh>
 #include <kittens/types/register/fragment_layout.cuh>
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
 
 using namespace kittens::fragment;
 
@@ -54,4 +58,43 @@ TEST(Fragment, LdmatrixX4Order) {
       EXPECT_EQ(p.row, row);
       EXPECT_EQ(p.col, col);
     }
+}
+
+// A row-layout float fragment stored into a shared float tile, one 8-byte access a pair:
+// the banks each half-warp's access covers (a half-warp's 16 lanes x 8 bytes take one
+// wavefront when they cover the 32 banks once). Under the 64-byte swizzle the store takes
+// the blocks in the order fragment::swizzle64_block gives; the plain order is the other
+// swizzles' (and the 64-byte one's before it, which collided pairwise).
+namespace {
+template <class Block>
+int worst_bank_use(int swizzle_bytes, Block block) {
+  constexpr int R = 16, C = 64; // one warp's rows of the attention backward's dQ
+  int worst = 0;
+  for (int j = 0; j < C / 16; ++j)
+    for (int h = 0; h < 2; ++h)
+      for (int access = 0; access < 2; ++access)
+        for (int half_warp = 0; half_warp < 2; ++half_warp) {
+          int use[32] = {};
+          for (int l = 16 * half_warp; l < 16 * half_warp + 16; ++l) {
+            const auto p = kittens::fragment::row_layout(l, h + 2 * block(l, access), 0);
+            const uint32_t off =
+                kittens::layout::tile_offset(p.row, 16 * j + p.col, R, C, 4, swizzle_bytes);
+            for (int word = 0; word < 2; ++word)
+              worst = std::max(worst, ++use[(off / 4 + word) % 32]);
+          }
+        }
+  return worst;
+}
+} // namespace
+
+TEST(Fragment, FloatStoresFillTheBanksOnce) {
+  auto plain = [](int, int access) { return access; };
+  auto ordered = [](int lane, int access) { return kittens::fragment::swizzle64_block(lane, access); };
+  EXPECT_EQ(worst_bank_use(32, plain), 1);
+  EXPECT_EQ(worst_bank_use(64, ordered), 1);
+  EXPECT_EQ(worst_bank_use(64, plain), 2) << "the plain order collides under 64 bytes";
+  EXPECT_EQ(worst_bank_use(128, plain), 2);
+  // Every element once: the two accesses of a lane store both of its blocks.
+  for (int l = 0; l < 32; ++l)
+    EXPECT_NE(kittens::fragment::swizzle64_block(l, 0), kittens::fragment::swizzle64_block(l, 1));
 }

@@ -98,18 +98,18 @@ template <ducks::st::all ST, ducks::rt::all RT> KITTENS_DEVICE void store(ST &ds
     static_assert(std::is_same_v<U, float>, "kittens::store(st_fl, rt): only float register tiles store into float shared tiles");
     const int l = laneid();
     if constexpr (RT::layout::is_row && ST::swizzle_bytes == 64) {
-      // Under the 64-byte swizzle a 16-column fragment is one 64-byte row of a chunk, two rows
-      // a bank line. A half-warp's rows r and r + 2 (r = 0, 1, 4, 5) would put the same
-      // 8-column block in the same banks; so they take the fragment's two blocks in opposite
-      // order, and each access of a half-warp fills the 32 banks once.
-      const bool swap = (l >> 3) & 1; // rows 2, 3, 6 and 7 of each eight
+      // Each half-warp's rows r and r + 2 would meet in the same banks with one block order:
+      // fragment::swizzle64_block gives them opposite orders (a select per element, the
+      // pair's register chosen per lane).
       KITTENS_UNROLL for (int i = 0; i < RT::height; ++i) {
         KITTENS_UNROLL for (int j = 0; j < RT::width; ++j) {
           KITTENS_UNROLL for (int h = 0; h < 2; ++h) {
-            const auto p = fragment::row_layout(l, h, 0);
-            const float2 a = src.tiles[i][j].data[h], b = src.tiles[i][j].data[h + 2];
-            *reinterpret_cast<float2 *>(&dst.at(16 * i + p.row, 16 * j + p.col + (swap ? 8 : 0))) = swap ? b : a;
-            *reinterpret_cast<float2 *>(&dst.at(16 * i + p.row, 16 * j + p.col + (swap ? 0 : 8))) = swap ? a : b;
+            KITTENS_UNROLL for (int access = 0; access < 2; ++access) {
+              const int block = fragment::swizzle64_block(l, access);
+              const auto p = fragment::row_layout(l, h + 2 * block, 0);
+              *reinterpret_cast<float2 *>(&dst.at(16 * i + p.row, 16 * j + p.col)) =
+                  block ? src.tiles[i][j].data[h + 2] : src.tiles[i][j].data[h];
+            }
           }
         }
       }

@@ -36,4 +36,13 @@ KITTENS_HOST_DEVICE constexpr rc col_layout(int lane, int reg, int half) {
   return {2 * (lane % 4) + 8 * (reg >> 1) + half, (lane / 4) + 8 * (reg & 1)};
 }
 
+/// Which 8-column block of a row-layout fragment `lane` stores in access `access` (0 or 1)
+/// of a row half into a 64-byte-swizzled float tile: there a fragment's 16 columns are one
+/// 64-byte line, two lines a bank row, and the unit XOR moves a block by the row's bit 1. A
+/// half-warp's groups 2 and 3 take the blocks in the other order, so that each access of a
+/// half-warp covers the 32 banks once (the attention backward's dQ staging).
+KITTENS_HOST_DEVICE constexpr int swizzle64_block(int lane, int access) {
+  return access ^ ((lane >> 3) & 1);
+}
+
 } // namespace kittens::fragment
