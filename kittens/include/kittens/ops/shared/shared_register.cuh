@@ -7,10 +7,11 @@
  * of the row layout, and `ldmatrix.x4.trans` the column layout with registers 1 and 2
  * swapped. Float tiles use plain shared accesses in the fragment pattern: in the row layout
  * one 8-byte access a pair (its two columns are adjacent in every layout: a swizzle moves
- * 16-byte units, and a pair starts at an even column), so a warp's access to the rows of a
- * 128-byte-swizzled tile takes the two wavefronts its 256 bytes need. Two 4-byte accesses
- * touch only the even banks and collide pairwise, twice the wavefronts. The column layout's
- * pairs run down a column: two accesses.
+ * 16-byte units, and a pair starts at an even column); two 4-byte accesses would touch only
+ * the even banks. A half-warp's 8-byte accesses cover the 32 banks once under the 32-byte
+ * swizzle, twice under 128 bytes (its rows meet pairwise), and under 64 bytes once in the
+ * block order fragment::swizzle64_block gives (Fragment.FloatStoresFillTheBanksOnce counts
+ * them). The column layout's pairs run down a column: two accesses.
  * The warpgroup variants give warp w of the group rows [w * R, (w + 1) * R) of the tile.
  */
 #pragma once
